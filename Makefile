@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            build aioloop.ko (W=1) and the userspace tools
+# make run        main job: build, boot the test VM, attach a file, run fio
+# make check      test suite in the VM; prints "N passed, M failed"
+# make sparse     build the module with sparse (C=2)
+# make install    install module, tool and udev rule on this host
+
+# KVER from the command line or environment wins; else the newest
+# installed Debian kernel with headers (scripts/kver.sh).
+ifeq ($(origin KVER),undefined)
+KVER	:= $(shell scripts/kver.sh)
+endif
+KDIR	?= /lib/modules/$(KVER)/build
+W	?= 1
+BUILD	?= $(CURDIR)/build
+export BUILD
+
+.PHONY: all module tools sparse check run deps clean install
+
+all: module tools
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) C=2 modules
+
+tools:
+	$(MAKE) -C tools
+
+deps:
+	@scripts/deps.sh
+
+# The dependency script may install the kernel this tree builds against,
+# so the real work runs in a sub-make that detects KVER afresh.
+check: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/check.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	$(MAKE) -C tools install
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tools clean
+	rm -rf $(BUILD)

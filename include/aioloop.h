@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aioloop: internal interfaces between aioloop.c (device, I/O dispatch),
+ * ioctl.c (loop-compatible configuration), sysfs.c and iov_iter_bvec.c.
+ */
+#ifndef AIOLOOP_H
+#define AIOLOOP_H
+
+#include <linux/blkdev.h>
+#include <linux/loop.h>
+#include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
+#include <linux/completion.h>
+#include <linux/workqueue.h>
+#include <linux/llist.h>
+
+#include "compat.h"
+#include "kaio.h"
+
+#define AIOLOOP_NAME		"aioloop"
+#define AIOLOOP_PART_SHIFT	4	/* 15 partitions a device */
+
+enum aioloop_state {
+	AIOLOOP_UNBOUND,
+	AIOLOOP_BOUND,
+	AIOLOOP_RUNDOWN,	/* detaching */
+	AIOLOOP_DELETING,	/* LOOP_CTL_REMOVE in progress */
+};
+
+enum aioloop_mode {
+	AIOLOOP_MODE_NONE,	/* unbound */
+	AIOLOOP_MODE_AIO,	/* O_DIRECT file, kaio from per-CPU workers */
+	AIOLOOP_MODE_SYNC,	/* buffered, one ordered worker */
+};
+
+/* Why a bound device runs in sync mode. */
+enum aioloop_sync_reason {
+	AIOLOOP_SYNC_NONE,
+	AIOLOOP_SYNC_USER,		/* direct_io=0 or LOOP_SET_DIRECT_IO 0 */
+	AIOLOOP_SYNC_NO_DIO,		/* file system refuses O_DIRECT */
+	AIOLOOP_SYNC_UNALIGNED,		/* block size or offset vs DIO alignment */
+};
+
+/* kaio_req.owner_flags */
+#define AIOLOOP_REQ_BUFFERED	(1U << 0)	/* serve through the page cache */
+
+/* Per-CPU I/O counters, summed for sysfs. */
+struct aioloop_stats {
+	struct kaio_stats kaio;
+	u64 sync_ios;
+	u64 flushes;
+	u64 discards;
+	u64 errors;
+	u64 dio_retries;	/* -EINVAL from O_DIRECT, served buffered */
+};
+
+/* Per-CPU submission queue: bios wait here for the CPU's worker. */
+struct aioloop_queue {
+	struct llist_head	list;
+	struct work_struct	work;
+	struct aioloop_device	*lo;
+};
+
+struct aioloop_device {
+	int			number;
+	struct gendisk		*disk;
+	struct mutex		lock;		/* configuration */
+	enum aioloop_state	state;
+	bool			idr_visible;	/* under aioloop_ctl_mutex */
+
+	/* Valid while bound; stable while a bio holds @inflight. */
+	struct file		*file;		/* the caller's file */
+	struct file		*dio_file;	/* own O_DIRECT open, or NULL */
+	loff_t			offset;
+	loff_t			sizelimit;
+	u32			flags;		/* LO_FLAGS_* */
+	char			file_name[LO_NAME_SIZE];
+	enum aioloop_mode	mode;
+	enum aioloop_sync_reason sync_reason;
+	unsigned int		dio_align;	/* 0 when O_DIRECT impossible */
+	gfp_t			old_gfp_mask;
+	bool			sysfs_inited;
+
+	struct percpu_ref	inflight;	/* one per bio being served */
+	struct completion	drained;
+	struct aioloop_queue __percpu *queues;
+	struct aioloop_stats __percpu *stats;
+	struct workqueue_struct	*sync_wq;	/* ordered; sync mode and flushes */
+};
+
+#define aio_err(lo, fmt, ...) \
+	pr_err("%s: " fmt, (lo)->disk->disk_name, ##__VA_ARGS__)
+/* Bad input from user space: rate limited, so a fuzzer cannot flood. */
+#define aio_warn(lo, fmt, ...) \
+	pr_warn_ratelimited("%s: " fmt, (lo)->disk->disk_name, ##__VA_ARGS__)
+#define aio_info(lo, fmt, ...) \
+	pr_info("%s: " fmt, (lo)->disk->disk_name, ##__VA_ARGS__)
+
+extern bool aioloop_direct_io;
+extern struct workqueue_struct *aioloop_wq;
+extern struct mutex aioloop_ctl_mutex;
+
+/* aioloop.c */
+bool aioloop_is_ours(struct file *file);
+int aioloop_add(int index);
+int aioloop_remove(int index);
+int aioloop_get_free(void);
+void aioloop_drain(struct aioloop_device *lo);
+void aioloop_undrain(struct aioloop_device *lo);
+
+/* ioctl.c */
+int aioloop_ioctl(AIOLOOP_IOCTL_ARGS);
+void aioloop_release_detach(struct aioloop_device *lo);
+
+/* sysfs.c */
+extern const struct attribute_group *aioloop_disk_groups[];
+void aioloop_sysfs_bind(struct aioloop_device *lo);
+void aioloop_sysfs_unbind(struct aioloop_device *lo);
+
+/* iov_iter_bvec.c */
+size_t aioloop_bio_iter(struct bio *bio, struct iov_iter *iter,
+			unsigned int dir);
+
+#endif /* AIOLOOP_H */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kaio: a small in-kernel asynchronous I/O interface on top of
+ * ->read_iter()/->write_iter() with a kiocb completion.
+ *
+ * Usage:
+ *	req = kaio_alloc(GFP_NOIO);		never fails with GFP_NOIO
+ *	kaio_init_iter(req, file, KAIO_READ, &iter, pos);
+ *	kaio_init_callback(req, done, data);
+ *	kaio_submit(req);
+ *
+ * @done(req, ret) is called exactly once, from the submitter's context if
+ * the file system completed the I/O inline, else from its completion
+ * context (possibly hard or soft interrupt).  @ret is the number of bytes
+ * transferred, or a negative errno.  Short transfers are resubmitted for
+ * the remainder from a worker; if the file system makes no progress (end
+ * of file on a read), @done gets the short count and the caller decides.
+ * The caller owns @req again inside @done and frees it with kaio_free().
+ *
+ * The iterator is copied into the request and never modified in the
+ * caller's copy; the pages it points to must stay valid until @done.
+ */
+#ifndef AIOLOOP_KAIO_H
+#define AIOLOOP_KAIO_H
+
+#include <linux/fs.h>
+#include <linux/uio.h>
+#include <linux/llist.h>
+#include <linux/workqueue.h>
+
+enum kaio_op {
+	KAIO_READ,
+	KAIO_WRITE,
+};
+
+/* kaio_req.flags */
+#define KAIO_NOWAIT	(1U << 0)	/* try IOCB_NOWAIT, retry blocking */
+#define KAIO_DSYNC	(1U << 1)	/* write through: FUA semantics */
+
+struct kaio_req;
+typedef void (*kaio_done_fn)(struct kaio_req *req, long ret);
+
+struct kaio_stats {
+	u64 submitted;		/* calls into ->read_iter/->write_iter */
+	u64 inline_done;	/* returned without -EIOCBQUEUED */
+	u64 queued;		/* completed through ->ki_complete */
+	u64 eagain;		/* IOCB_NOWAIT attempts that got -EAGAIN */
+	u64 resubmits;		/* short transfers resubmitted */
+};
+
+struct kaio_req {
+	struct kiocb		iocb;
+	struct iov_iter		iter;		/* working copy */
+	struct iov_iter		iter_orig;	/* as given by the caller */
+	struct file		*file;
+	enum kaio_op		op;
+	unsigned int		flags;
+	loff_t			pos;
+	size_t			count;
+	size_t			done;
+	kaio_done_fn		done_fn;
+	void			*data;
+	struct kaio_stats __percpu *stats;	/* optional */
+
+	/*
+	 * Free for the owner's use while it holds the request (before
+	 * kaio_submit() and from @done on); kaio uses @work in between.
+	 */
+	unsigned int		owner_flags;
+	struct llist_node	node;
+	struct work_struct	work;
+};
+
+int kaio_init(void);
+void kaio_exit(void);
+
+struct kaio_req *kaio_alloc(gfp_t gfp);
+void kaio_free(struct kaio_req *req);
+void kaio_init_iter(struct kaio_req *req, struct file *file, enum kaio_op op,
+		    const struct iov_iter *iter, loff_t pos);
+void kaio_init_callback(struct kaio_req *req, kaio_done_fn fn, void *data);
+void kaio_submit(struct kaio_req *req);
+
+#endif /* AIOLOOP_KAIO_H */

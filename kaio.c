@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kaio: in-kernel asynchronous I/O on a struct file.
+ *
+ * A request carries a kiocb whose ->ki_complete is kaio_complete().  The
+ * file system either returns -EIOCBQUEUED and calls ->ki_complete later
+ * (possibly before ->read_iter() has even returned), or returns a result
+ * and never calls it; in the second case kaio_submit() calls
+ * kaio_complete() itself, so the completion path is the same either way.
+ * Once ->read_iter() has returned -EIOCBQUEUED the request belongs to the
+ * completion side and kaio_submit() does not touch it again.
+ */
+#define pr_fmt(fmt) "aioloop: " fmt
+
+#include <linux/module.h>
+#include <linux/mempool.h>
+#include <linux/slab.h>
+#include <linux/percpu.h>
+
+#include "compat.h"
+#include "kaio.h"
+
+/* Enough requests to keep a device busy when memory is short. */
+#define KAIO_POOL_MIN	256
+
+static struct kmem_cache *kaio_cache;
+static mempool_t *kaio_pool;
+static struct workqueue_struct *kaio_wq;
+
+int kaio_init(void)
+{
+	kaio_cache = KMEM_CACHE(kaio_req, 0);
+	if (!kaio_cache)
+		goto err;
+	kaio_pool = mempool_create_slab_pool(KAIO_POOL_MIN, kaio_cache);
+	if (!kaio_pool)
+		goto err_cache;
+	/* Resubmissions may block in the file system: unbound, reclaim-safe. */
+	kaio_wq = alloc_workqueue("kaio", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!kaio_wq)
+		goto err_pool;
+	return 0;
+
+err_pool:
+	mempool_destroy(kaio_pool);
+err_cache:
+	kmem_cache_destroy(kaio_cache);
+err:
+	return -ENOMEM;
+}
+
+void kaio_exit(void)
+{
+	destroy_workqueue(kaio_wq);
+	mempool_destroy(kaio_pool);
+	kmem_cache_destroy(kaio_cache);
+}
+
+/**
+ * kaio_alloc - allocate a request
+ * @gfp: allocation flags; with a flag set that allows sleeping (GFP_NOIO)
+ *	 the allocation waits for a pooled request and cannot fail.
+ */
+struct kaio_req *kaio_alloc(gfp_t gfp)
+{
+	struct kaio_req *req = mempool_alloc(kaio_pool, gfp);
+
+	if (req)
+		memset(req, 0, sizeof(*req));
+	return req;
+}
+
+void kaio_free(struct kaio_req *req)
+{
+	mempool_free(req, kaio_pool);
+}
+
+/**
+ * kaio_init_iter - describe the transfer
+ * @req: request from kaio_alloc()
+ * @file: file to read or write; the caller keeps it referenced
+ * @op: KAIO_READ or KAIO_WRITE
+ * @iter: data buffer, of the direction matching @op; copied
+ * @pos: file offset
+ */
+void kaio_init_iter(struct kaio_req *req, struct file *file, enum kaio_op op,
+		    const struct iov_iter *iter, loff_t pos)
+{
+	req->file = file;
+	req->op = op;
+	req->iter_orig = *iter;
+	req->pos = pos;
+	req->count = iov_iter_count(iter);
+	req->done = 0;
+}
+
+/**
+ * kaio_init_callback - set the completion callback
+ * @req: request
+ * @fn: called exactly once with the bytes transferred or a negative errno
+ * @data: for the caller, in req->data
+ */
+void kaio_init_callback(struct kaio_req *req, kaio_done_fn fn, void *data)
+{
+	req->done_fn = fn;
+	req->data = data;
+}
+
+#define kaio_stat_inc(req, field)				\
+	do {							\
+		if ((req)->stats)				\
+			this_cpu_inc((req)->stats->field);	\
+	} while (0)
+
+static void kaio_complete(struct kiocb *iocb, long ret);
+
+static void kaio_issue(struct kaio_req *req)
+{
+	struct kiocb *iocb = &req->iocb;
+	bool write = req->op == KAIO_WRITE;
+	ssize_t ret;
+
+	req->iter = req->iter_orig;
+	iov_iter_advance(&req->iter, req->done);
+
+	memset(iocb, 0, sizeof(*iocb));
+	iocb->ki_filp = req->file;
+	iocb->ki_pos = req->pos + req->done;
+	iocb->ki_flags = aioloop_iocb_flags(req->file);
+	if (req->flags & KAIO_NOWAIT)
+		iocb->ki_flags |= IOCB_NOWAIT;
+	if (write && (req->flags & KAIO_DSYNC))
+		iocb->ki_flags |= IOCB_DSYNC;
+	iocb->ki_complete = kaio_complete;
+
+	kaio_stat_inc(req, submitted);
+	ret = aioloop_call_iter(req->file, iocb, &req->iter, write);
+	if (ret == -EIOCBQUEUED)
+		return;		/* @req may already be gone */
+
+	kaio_stat_inc(req, inline_done);
+	kaio_complete(iocb, ret);
+}
+
+static void kaio_resubmit_work(struct work_struct *work)
+{
+	struct kaio_req *req = container_of(work, struct kaio_req, work);
+	unsigned int noio = memalloc_noio_save();
+
+	kaio_issue(req);
+	memalloc_noio_restore(noio);
+}
+
+static void kaio_punt(struct kaio_req *req)
+{
+	INIT_WORK(&req->work, kaio_resubmit_work);
+	queue_work(kaio_wq, &req->work);
+}
+
+/*
+ * ->ki_complete: may run in interrupt context, so anything that calls into
+ * the file system again goes through kaio_wq.
+ */
+static void kaio_complete(struct kiocb *iocb, long ret)
+{
+	struct kaio_req *req = container_of(iocb, struct kaio_req, iocb);
+
+	if (ret == -EIOCBQUEUED)	/* never a completion value */
+		ret = -EIO;
+
+	if (ret == -EAGAIN && (req->flags & KAIO_NOWAIT)) {
+		/* A write that was partly done is idempotent: redo it all. */
+		kaio_stat_inc(req, eagain);
+		req->flags &= ~KAIO_NOWAIT;
+		kaio_punt(req);
+		return;
+	}
+	if (ret > 0) {
+		req->done += min_t(size_t, ret, req->count - req->done);
+		if (req->done < req->count) {
+			kaio_stat_inc(req, resubmits);
+			kaio_punt(req);
+			return;
+		}
+	}
+	if (ret >= 0)
+		ret = req->done;
+	req->done_fn(req, ret);
+}
+
+/**
+ * kaio_submit - start the I/O described by kaio_init_iter()
+ * @req: request
+ *
+ * May sleep unless KAIO_NOWAIT is set, and even then only where the
+ * file system ignores IOCB_NOWAIT.  Never call it from a context whose
+ * current->bio_list is active (a ->submit_bio() caller): bios the file
+ * system submits would not be issued until that context returns.
+ */
+void kaio_submit(struct kaio_req *req)
+{
+	if (!(req->file->f_mode & FMODE_NOWAIT))
+		req->flags &= ~KAIO_NOWAIT;
+	kaio_issue(req);
+}
