@@ -326,6 +326,7 @@ static void aioloop_serve_blocking(struct aioloop_device *lo,
 			aioloop_submit_aio(lo, req, 0);
 			return;
 		}
+		req->owner_flags |= AIOLOOP_REQ_BUFFERED;
 		aioloop_rw_done(req, aioloop_sync_rw(lo, bio));
 		return;
 	default:

@@ -78,53 +78,57 @@ static const char * const aioloop_reason_text[] = {
  * @lo: device, configuration held, drained or not yet bound
  * @want_aio: use O_DIRECT asynchronous I/O if at all possible
  *
- * Returns 0 if the device ends up in the mode asked for, else -EINVAL
- * (and the device is in sync mode).
+ * Opens nothing: lo->dio_file was opened, if the file system allows
+ * O_DIRECT at all, before any lock was taken.  Returns 0 if the device
+ * ends up in the mode asked for, else -EINVAL (and it is in sync mode).
  */
 static int aioloop_set_mode(struct aioloop_device *lo, bool want_aio)
 {
 	struct request_queue *q = lo->disk->queue;
 	unsigned int lbs = queue_logical_block_size(q);
 	enum aioloop_sync_reason reason = AIOLOOP_SYNC_NONE;
+	enum aioloop_mode old = lo->mode;
 	unsigned int align = 0, mem_align = SECTOR_SIZE;
-	struct file *dio = NULL;
 
 	if (!want_aio) {
 		reason = AIOLOOP_SYNC_USER;
 	} else {
 		align = aioloop_dio_align(lo->file, &mem_align);
-		if (!align)
+		if (!align || !lo->dio_file)
 			reason = AIOLOOP_SYNC_NO_DIO;
 		else if (lbs % align || lo->offset % align)
 			reason = AIOLOOP_SYNC_UNALIGNED;
 	}
-	if (reason == AIOLOOP_SYNC_NONE) {
-		dio = lo->dio_file ? get_file(lo->dio_file) :
-				     aioloop_open_direct(lo->file);
-		if (IS_ERR(dio)) {
-			dio = NULL;
-			reason = AIOLOOP_SYNC_NO_DIO;
-		}
-	}
-	if (lo->dio_file)
-		fput(lo->dio_file);
-	lo->dio_file = dio;
-	lo->dio_align = dio ? align : 0;
 	lo->sync_reason = reason;
-	if (dio) {
+	if (reason == AIOLOOP_SYNC_NONE) {
 		lo->mode = AIOLOOP_MODE_AIO;
+		lo->dio_align = align;
 		lo->flags |= LO_FLAGS_DIRECT_IO;
-		blk_queue_dma_alignment(q, max(mem_align, lbs) - 1);
+		blk_queue_dma_alignment(q, mem_align - 1);
 	} else {
 		lo->mode = AIOLOOP_MODE_SYNC;
+		lo->dio_align = 0;
 		lo->flags &= ~LO_FLAGS_DIRECT_IO;
 		blk_queue_dma_alignment(q, SECTOR_SIZE - 1);
 	}
+	if (lo->mode == old)
+		return want_aio == (lo->mode == AIOLOOP_MODE_AIO) ? 0 : -EINVAL;
 	if (lo->mode == AIOLOOP_MODE_AIO)
 		aio_info(lo, "aio mode (O_DIRECT, alignment %u)\n", align);
 	else
 		aio_info(lo, "sync mode: %s\n", aioloop_reason_text[reason]);
-	return want_aio == !!dio ? 0 : -EINVAL;
+	return want_aio == (lo->mode == AIOLOOP_MODE_AIO) ? 0 : -EINVAL;
+}
+
+/* O_DIRECT twin of @file, or NULL; never called with a lock held. */
+static struct file *aioloop_get_dio_file(struct file *file)
+{
+	struct file *dio;
+
+	if (!aioloop_can_odirect(file))
+		return NULL;
+	dio = aioloop_open_direct(file);
+	return IS_ERR(dio) ? NULL : dio;
 }
 
 static bool aioloop_want_aio(struct aioloop_device *lo)
@@ -319,7 +323,8 @@ static int aioloop_check_config(struct aioloop_device *lo,
 
 /* Bind @file; the caller holds both locks and checked the config. */
 static void aioloop_bind(struct aioloop_device *lo, bool dev_write,
-			 const struct loop_config *config, struct file *file)
+			 const struct loop_config *config, struct file *file,
+			 struct file *dio)
 {
 	struct address_space *mapping = file->f_mapping;
 
@@ -330,6 +335,7 @@ static void aioloop_bind(struct aioloop_device *lo, bool dev_write,
 	lo->flags &= ~LO_FLAGS_DIRECT_IO;
 
 	lo->file = file;
+	lo->dio_file = dio;
 	lo->old_gfp_mask = mapping_gfp_mask(mapping);
 	/* Page cache allocations for the sync path must not recurse into us. */
 	mapping_set_gfp_mask(mapping, lo->old_gfp_mask & ~(__GFP_IO | __GFP_FS));
@@ -358,7 +364,7 @@ static void aioloop_bind(struct aioloop_device *lo, bool dev_write,
 static int aioloop_configure(struct aioloop_device *lo, bool dev_write,
 			     const struct loop_config *config)
 {
-	struct file *file;
+	struct file *file, *dio;
 	bool partscan;
 	int err;
 
@@ -367,6 +373,7 @@ static int aioloop_configure(struct aioloop_device *lo, bool dev_write,
 		aio_warn(lo, "fd %d is not an open file\n", (int)config->fd);
 		return -EBADF;
 	}
+	dio = aioloop_get_dio_file(file);
 	err = mutex_lock_killable(&aioloop_validate_mutex);
 	if (err)
 		goto out_put;
@@ -383,7 +390,7 @@ static int aioloop_configure(struct aioloop_device *lo, bool dev_write,
 			goto out_unlock;
 		}
 	}
-	aioloop_bind(lo, dev_write, config, file);
+	aioloop_bind(lo, dev_write, config, file, dio);
 	partscan = lo->flags & LO_FLAGS_PARTSCAN;
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&aioloop_validate_mutex);
@@ -400,6 +407,8 @@ out_unlock:
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&aioloop_validate_mutex);
 out_put:
+	if (dio)
+		fput(dio);
 	fput(file);
 	return err;
 }
@@ -511,9 +520,11 @@ void aioloop_release_detach(struct aioloop_device *lo)
 
 /* ---- LOOP_CHANGE_FD ------------------------------------------------------ */
 
-static int aioloop_swap_file(struct aioloop_device *lo, struct file *file)
+static int aioloop_swap_file(struct aioloop_device *lo, struct file *file,
+			     struct file **dio)
 {
 	struct file *old = lo->file;
+	struct file *old_dio = lo->dio_file;
 	int err;
 
 	err = aioloop_validate_file(lo, file);
@@ -530,9 +541,8 @@ static int aioloop_swap_file(struct aioloop_device *lo, struct file *file)
 	lo->old_gfp_mask = mapping_gfp_mask(file->f_mapping);
 	mapping_set_gfp_mask(file->f_mapping,
 			     lo->old_gfp_mask & ~(__GFP_IO | __GFP_FS));
-	if (lo->dio_file)
-		fput(lo->dio_file);
-	lo->dio_file = NULL;
+	lo->dio_file = *dio;
+	*dio = old_dio;		/* the caller puts it */
 	aioloop_set_mode(lo, aioloop_want_aio(lo));
 	aioloop_undrain(lo);
 	return 0;
@@ -541,12 +551,13 @@ static int aioloop_swap_file(struct aioloop_device *lo, struct file *file)
 static int aioloop_change_fd(struct aioloop_device *lo, unsigned int fd)
 {
 	struct file *file = fget(fd);
-	struct file *old = NULL;
+	struct file *old = NULL, *dio;
 	bool partscan = false;
 	int err;
 
 	if (!file)
 		return -EBADF;
+	dio = aioloop_get_dio_file(file);
 	err = mutex_lock_killable(&aioloop_validate_mutex);
 	if (err)
 		goto out_put;
@@ -560,7 +571,7 @@ static int aioloop_change_fd(struct aioloop_device *lo, unsigned int fd)
 		goto out_unlock;
 	}
 	old = lo->file;
-	err = aioloop_swap_file(lo, file);
+	err = aioloop_swap_file(lo, file, &dio);
 	if (err) {
 		old = NULL;
 		goto out_unlock;
@@ -577,6 +588,8 @@ out_unlock:
 			aioloop_reread_partitions(lo);
 	}
 out_put:
+	if (dio)
+		fput(dio);
 	if (file)
 		fput(file);
 	return err;
