@@ -395,7 +395,7 @@ static int aioloop_configure(struct aioloop_device *lo, bool dev_write,
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&aioloop_validate_mutex);
 
-	aio_info(lo, "attached %pD, %llu bytes, block size %u%s\n", file,
+	aio_info(lo, "attached %pD4, %llu bytes, block size %u%s\n", file,
 		 (u64)get_capacity(lo->disk) << SECTOR_SHIFT,
 		 queue_logical_block_size(lo->disk->queue),
 		 (lo->flags & LO_FLAGS_READ_ONLY) ? ", read-only" : "");

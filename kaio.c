@@ -113,6 +113,7 @@ void kaio_init_callback(struct kaio_req *req, kaio_done_fn fn, void *data)
 	} while (0)
 
 static void kaio_complete(struct kiocb *iocb, long ret);
+static void kaio_ki_complete(struct kiocb *iocb, long ret);
 
 static void kaio_issue(struct kaio_req *req)
 {
@@ -131,7 +132,7 @@ static void kaio_issue(struct kaio_req *req)
 		iocb->ki_flags |= IOCB_NOWAIT;
 	if (write && (req->flags & KAIO_DSYNC))
 		iocb->ki_flags |= IOCB_DSYNC;
-	iocb->ki_complete = kaio_complete;
+	iocb->ki_complete = kaio_ki_complete;
 
 	kaio_stat_inc(req, submitted);
 	ret = aioloop_call_iter(req->file, iocb, &req->iter, write);
@@ -186,6 +187,15 @@ static void kaio_complete(struct kiocb *iocb, long ret)
 	if (ret >= 0)
 		ret = req->done;
 	req->done_fn(req, ret);
+}
+
+/* The file system's completion of a request it returned -EIOCBQUEUED for. */
+static void kaio_ki_complete(struct kiocb *iocb, long ret)
+{
+	struct kaio_req *req = container_of(iocb, struct kaio_req, iocb);
+
+	kaio_stat_inc(req, queued);
+	kaio_complete(iocb, ret);
 }
 
 /**
