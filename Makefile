@@ -6,12 +6,10 @@
 # make sparse     build the module with sparse (C=2)
 # make install    install module, tool and udev rule on this host
 
-# KVER from the command line or environment wins; else the newest
-# installed Debian kernel with headers (scripts/kver.sh).
-ifeq ($(origin KVER),undefined)
-KVER	:= $(shell scripts/kver.sh)
-endif
-KDIR	?= /lib/modules/$(KVER)/build
+# KVER selects the kernel: unset for Debian's 6.1, a series (KVER=6.12)
+# or an exact release; scripts/kver.sh resolves it to an installed one.
+KREL	:= $(shell KVER='$(KVER)' scripts/kver.sh 2>/dev/null)
+KDIR	?= /lib/modules/$(KREL)/build
 W	?= 1
 BUILD	?= $(CURDIR)/build
 export BUILD

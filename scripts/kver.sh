@@ -1,15 +1,22 @@
 #!/bin/sh
-# Print the kernel release to build for and boot: $KVER if set, else the
-# newest Debian kernel that has both headers and an image installed.
-if [ -n "$KVER" ]; then
-	echo "$KVER"
+# SPDX-License-Identifier: GPL-2.0
+#
+# Print the kernel release to build for and boot.
+#   KVER unset        the newest installed Debian 6.1 kernel
+#   KVER=6.12         the newest installed kernel of that series
+#   KVER=<release>    exactly that release (e.g. 6.1.0-57-amd64)
+# A release counts as installed when it has both headers and an image.
+series=${KVER:-6.1}
+if [ -e "/lib/modules/$series/build" ]; then
+	echo "$series"
 	exit 0
 fi
 for d in $(ls -d /lib/modules/*/build 2>/dev/null | sort -V -r); do
 	rel=$(basename "$(dirname "$d")")
-	if [ -e "/boot/vmlinuz-$rel" ]; then
-		echo "$rel"
-		exit 0
-	fi
+	[ -e "/boot/vmlinuz-$rel" ] || continue
+	case "$rel" in
+	"$series".*|"$series"-*) echo "$rel"; exit 0 ;;
+	esac
 done
+echo "kver: no installed kernel with headers matches '$series'" >&2
 exit 1
