@@ -490,13 +490,22 @@ err_free:
 	return NULL;
 }
 
-static void aioloop_init_queue(struct request_queue *q)
+/* Limits of an unbound device. */
+void aioloop_default_limits(struct aioloop_device *lo)
 {
-	blk_queue_logical_block_size(q, SECTOR_SIZE);
-	blk_queue_physical_block_size(q, SECTOR_SIZE);
-	blk_queue_io_min(q, SECTOR_SIZE);
-	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
-	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+	lo->lim = (struct aioloop_limits) {
+		.bsize		= SECTOR_SIZE,
+		.dma_alignment	= SECTOR_SIZE - 1,
+	};
+}
+
+int aioloop_commit_limits(struct aioloop_device *lo)
+{
+	int err = aioloop_queue_set_limits(lo->disk->queue, &lo->lim);
+
+	if (err)
+		aio_err(lo, "queue limits refused: %d\n", err);
+	return err;
 }
 
 /**
@@ -547,7 +556,10 @@ int aioloop_add(int index)
 	snprintf(disk->disk_name, DISK_NAME_LEN, AIOLOOP_NAME "%d", lo->number);
 	/* Partitions are scanned only when LO_FLAGS_PARTSCAN asks for it. */
 	set_bit(GD_SUPPRESS_PART_SCAN, &disk->state);
-	aioloop_init_queue(disk->queue);
+	aioloop_default_limits(lo);
+	err = aioloop_commit_limits(lo);
+	if (err)
+		goto err_disk;
 
 	err = device_add_disk(NULL, disk, aioloop_disk_groups);
 	if (err)

@@ -84,8 +84,7 @@ static const char * const aioloop_reason_text[] = {
  */
 static int aioloop_set_mode(struct aioloop_device *lo, bool want_aio)
 {
-	struct request_queue *q = lo->disk->queue;
-	unsigned int lbs = queue_logical_block_size(q);
+	unsigned int lbs = lo->lim.bsize;
 	enum aioloop_sync_reason reason = AIOLOOP_SYNC_NONE;
 	enum aioloop_mode old = lo->mode;
 	unsigned int align = 0, mem_align = SECTOR_SIZE;
@@ -104,12 +103,12 @@ static int aioloop_set_mode(struct aioloop_device *lo, bool want_aio)
 		lo->mode = AIOLOOP_MODE_AIO;
 		lo->dio_align = align;
 		lo->flags |= LO_FLAGS_DIRECT_IO;
-		blk_queue_dma_alignment(q, mem_align - 1);
+		lo->lim.dma_alignment = mem_align - 1;
 	} else {
 		lo->mode = AIOLOOP_MODE_SYNC;
 		lo->dio_align = 0;
 		lo->flags &= ~LO_FLAGS_DIRECT_IO;
-		blk_queue_dma_alignment(q, SECTOR_SIZE - 1);
+		lo->lim.dma_alignment = SECTOR_SIZE - 1;
 	}
 	if (lo->mode == old)
 		return want_aio == (lo->mode == AIOLOOP_MODE_AIO) ? 0 : -EINVAL;
@@ -151,7 +150,7 @@ static sector_t aioloop_sectors(struct aioloop_device *lo, struct file *file)
 	size -= lo->offset;
 	if (lo->sizelimit && lo->sizelimit < size)
 		size = lo->sizelimit;
-	size = round_down(size, queue_logical_block_size(lo->disk->queue));
+	size = round_down(size, lo->lim.bsize);
 	return size >> SECTOR_SHIFT;
 }
 
@@ -163,7 +162,6 @@ static void aioloop_update_size(struct aioloop_device *lo)
 
 static void aioloop_config_discard(struct aioloop_device *lo)
 {
-	struct request_queue *q = lo->disk->queue;
 	struct file *file = lo->file;
 	struct inode *inode = file->f_mapping->host;
 	u32 granularity = 0, max_sectors = 0;
@@ -179,29 +177,15 @@ static void aioloop_config_discard(struct aioloop_device *lo)
 		max_sectors = UINT_MAX >> SECTOR_SHIFT;
 		granularity = sbuf.f_bsize;
 	}
-	q->limits.discard_granularity = max_sectors ? granularity : 0;
-	blk_queue_max_discard_sectors(q, max_sectors);
-	blk_queue_max_write_zeroes_sectors(q, max_sectors);
-}
-
-static void aioloop_set_block_limits(struct aioloop_device *lo,
-				     unsigned int bsize)
-{
-	struct request_queue *q = lo->disk->queue;
-
-	blk_queue_logical_block_size(q, bsize);
-	blk_queue_physical_block_size(q, bsize);
-	blk_queue_io_min(q, bsize);
+	lo->lim.discard_granularity = max_sectors ? granularity : 0;
+	lo->lim.max_discard = max_sectors;
 }
 
 static void aioloop_update_rotational(struct aioloop_device *lo)
 {
 	struct block_device *bdev = lo->file->f_mapping->host->i_sb->s_bdev;
 
-	if (!bdev || bdev_nonrot(bdev))
-		blk_queue_flag_set(QUEUE_FLAG_NONROT, lo->disk->queue);
-	else
-		blk_queue_flag_clear(QUEUE_FLAG_NONROT, lo->disk->queue);
+	lo->lim.rotational = bdev && !bdev_nonrot(bdev);
 }
 
 static void aioloop_reset_stats(struct aioloop_device *lo)
@@ -340,17 +324,17 @@ static void aioloop_bind(struct aioloop_device *lo, bool dev_write,
 	/* Page cache allocations for the sync path must not recurse into us. */
 	mapping_set_gfp_mask(mapping, lo->old_gfp_mask & ~(__GFP_IO | __GFP_FS));
 
-	aioloop_set_block_limits(lo, config->block_size ?:
-				 aioloop_default_bsize(file));
+	lo->lim.bsize = config->block_size ?: aioloop_default_bsize(file);
 	aioloop_set_mode(lo, aioloop_direct_io);
 	aioloop_config_discard(lo);
 	aioloop_update_rotational(lo);
-	if (!(lo->flags & LO_FLAGS_READ_ONLY) && file->f_op->fsync)
-		blk_queue_write_cache(lo->disk->queue, true, true);
+	lo->lim.write_cache = !(lo->flags & LO_FLAGS_READ_ONLY) &&
+			      file->f_op->fsync;
+	aioloop_commit_limits(lo);
 	set_disk_ro(lo->disk, lo->flags & LO_FLAGS_READ_ONLY);
 	aioloop_reset_stats(lo);
 	aioloop_sysfs_bind(lo);
-	disk_force_media_change(lo->disk, DISK_EVENT_MEDIA_CHANGE);
+	aioloop_media_changed(lo->disk);
 	aioloop_update_size(lo);
 	if (lo->flags & LO_FLAGS_PARTSCAN)
 		clear_bit(GD_SUPPRESS_PART_SCAN, &lo->disk->state);
@@ -397,7 +381,7 @@ static int aioloop_configure(struct aioloop_device *lo, bool dev_write,
 
 	aio_info(lo, "attached %pD4, %llu bytes, block size %u%s\n", file,
 		 (u64)get_capacity(lo->disk) << SECTOR_SHIFT,
-		 queue_logical_block_size(lo->disk->queue),
+		 lo->lim.bsize,
 		 (lo->flags & LO_FLAGS_READ_ONLY) ? ", read-only" : "");
 	if (partscan)
 		aioloop_reread_partitions(lo);
@@ -417,7 +401,6 @@ out_put:
 
 static void aioloop_teardown(struct aioloop_device *lo, bool release)
 {
-	struct request_queue *q = lo->disk->queue;
 	struct file *file, *dio;
 	bool partscan;
 
@@ -436,16 +419,13 @@ static void aioloop_teardown(struct aioloop_device *lo, bool release)
 	partscan = lo->flags & LO_FLAGS_PARTSCAN;
 	mutex_unlock(&lo->lock);
 
-	blk_queue_write_cache(q, false, false);
-	aioloop_set_block_limits(lo, SECTOR_SIZE);
-	blk_queue_dma_alignment(q, SECTOR_SIZE - 1);
-	blk_queue_max_discard_sectors(q, 0);
-	blk_queue_max_write_zeroes_sectors(q, 0);
+	aioloop_default_limits(lo);
+	aioloop_commit_limits(lo);
 	invalidate_disk(lo->disk);
 	aioloop_sysfs_unbind(lo);
 	aioloop_undrain(lo);
 
-	disk_force_media_change(lo->disk, DISK_EVENT_MEDIA_CHANGE);
+	aioloop_media_changed(lo->disk);
 	kobject_uevent(&disk_to_dev(lo->disk)->kobj, KOBJ_CHANGE);
 	if (partscan) {
 		/* ->release already holds open_mutex. */
@@ -544,6 +524,7 @@ static int aioloop_swap_file(struct aioloop_device *lo, struct file *file,
 	lo->dio_file = *dio;
 	*dio = old_dio;		/* the caller puts it */
 	aioloop_set_mode(lo, aioloop_want_aio(lo));
+	aioloop_commit_limits(lo);
 	aioloop_undrain(lo);
 	return 0;
 }
@@ -582,7 +563,7 @@ out_unlock:
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&aioloop_validate_mutex);
 	if (old) {
-		disk_force_media_change(lo->disk, DISK_EVENT_MEDIA_CHANGE);
+		aioloop_media_changed(lo->disk);
 		fput(old);
 		if (partscan)
 			aioloop_reread_partitions(lo);
@@ -627,8 +608,10 @@ static int aioloop_set_status(struct aioloop_device *lo,
 	lo->flags &= LOOP_SET_STATUS_SETTABLE_FLAGS;
 	lo->flags |= prev & ~LOOP_SET_STATUS_SETTABLE_FLAGS;
 	lo->flags |= prev & ~LOOP_SET_STATUS_CLEARABLE_FLAGS;
-	if (offset_changed)
+	if (offset_changed) {
 		aioloop_set_mode(lo, aioloop_want_aio(lo));
+		aioloop_commit_limits(lo);
+	}
 	if (size_changed)
 		aioloop_update_size(lo);
 	aioloop_undrain(lo);
@@ -787,6 +770,7 @@ static int aioloop_set_direct_io(struct aioloop_device *lo, unsigned long arg)
 	vfs_fsync(lo->file, 0);
 	aioloop_drain(lo);
 	err = aioloop_set_mode(lo, want);
+	aioloop_commit_limits(lo);
 	aioloop_undrain(lo);
 	if (err)
 		aio_warn(lo, "cannot switch to direct I/O\n");
@@ -799,13 +783,14 @@ static int aioloop_set_block_size(struct aioloop_device *lo, unsigned long arg)
 		aio_warn(lo, "invalid block size %lu\n", arg);
 		return -EINVAL;
 	}
-	if (queue_logical_block_size(lo->disk->queue) == arg)
+	if (lo->lim.bsize == arg)
 		return 0;
 	sync_blockdev(lo->disk->part0);
 	invalidate_bdev(lo->disk->part0);
 	aioloop_drain(lo);
-	aioloop_set_block_limits(lo, arg);
+	lo->lim.bsize = arg;
 	aioloop_set_mode(lo, aioloop_want_aio(lo));
+	aioloop_commit_limits(lo);
 	aioloop_update_size(lo);
 	aioloop_undrain(lo);
 	return 0;

@@ -75,6 +75,7 @@ struct aioloop_device {
 	loff_t			sizelimit;
 	u32			flags;		/* LO_FLAGS_* */
 	char			file_name[LO_NAME_SIZE];
+	struct aioloop_limits	lim;
 	enum aioloop_mode	mode;
 	enum aioloop_sync_reason sync_reason;
 	unsigned int		dio_align;	/* 0 when O_DIRECT impossible */
@@ -107,6 +108,8 @@ int aioloop_remove(int index);
 int aioloop_get_free(void);
 void aioloop_drain(struct aioloop_device *lo);
 void aioloop_undrain(struct aioloop_device *lo);
+void aioloop_default_limits(struct aioloop_device *lo);
+int aioloop_commit_limits(struct aioloop_device *lo);
 
 /* ioctl.c */
 int aioloop_ioctl(AIOLOOP_IOCTL_ARGS);

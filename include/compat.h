@@ -67,6 +67,70 @@ static inline struct gendisk *aioloop_alloc_disk(void)
 }
 #endif
 
+/* disk_force_media_change() lost its events argument in 6.8. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+#define aioloop_media_changed(disk)	disk_force_media_change(disk)
+#else
+#define aioloop_media_changed(disk) \
+	disk_force_media_change(disk, DISK_EVENT_MEDIA_CHANGE)
+#endif
+
+/* The queue limits aioloop sets, in a version-independent form. */
+struct aioloop_limits {
+	unsigned int	bsize;		/* logical = physical = io_min */
+	unsigned int	dma_alignment;	/* mask */
+	unsigned int	max_discard;	/* sectors, discard and write zeroes */
+	unsigned int	discard_granularity;
+	bool		write_cache;	/* volatile cache with FUA */
+	bool		rotational;
+};
+
+/*
+ * Queue limits: setter functions and queue flags up to 6.10, a
+ * queue_limits update with feature bits from 6.11 on.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+static inline int aioloop_queue_set_limits(struct request_queue *q,
+					   const struct aioloop_limits *l)
+{
+	struct queue_limits lim = queue_limits_start_update(q);
+
+	lim.logical_block_size = l->bsize;
+	lim.physical_block_size = l->bsize;
+	lim.io_min = l->bsize;
+	lim.dma_alignment = l->dma_alignment;
+	lim.discard_granularity = l->discard_granularity;
+	lim.max_hw_discard_sectors = l->max_discard;
+	lim.max_write_zeroes_sectors = l->max_discard;
+	lim.features &= ~(BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA |
+			  BLK_FEAT_ROTATIONAL | BLK_FEAT_ADD_RANDOM);
+	if (l->write_cache)
+		lim.features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
+	if (l->rotational)
+		lim.features |= BLK_FEAT_ROTATIONAL;
+	return queue_limits_commit_update(q, &lim);
+}
+#else
+static inline int aioloop_queue_set_limits(struct request_queue *q,
+					   const struct aioloop_limits *l)
+{
+	blk_queue_logical_block_size(q, l->bsize);
+	blk_queue_physical_block_size(q, l->bsize);
+	blk_queue_io_min(q, l->bsize);
+	blk_queue_dma_alignment(q, l->dma_alignment);
+	q->limits.discard_granularity = l->discard_granularity;
+	blk_queue_max_discard_sectors(q, l->max_discard);
+	blk_queue_max_write_zeroes_sectors(q, l->max_discard);
+	blk_queue_write_cache(q, l->write_cache, l->write_cache);
+	if (l->rotational)
+		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
+	else
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+	return 0;
+}
+#endif
+
 /* Whether the file system supports O_DIRECT on @file. */
 #ifdef FOP_DIO
 #define aioloop_can_odirect(file)	((file)->f_op->fop_flags & FOP_DIO)
