@@ -345,6 +345,19 @@ static void aioloop_bind(struct aioloop_device *lo, bool dev_write,
 	smp_store_release(&lo->state, AIOLOOP_BOUND);
 }
 
+static void aioloop_log_attach(struct aioloop_device *lo, struct file *file)
+{
+	char *buf = __getname();
+	char *path = buf ? file_path(file, buf, PATH_MAX) : ERR_PTR(-ENOMEM);
+
+	aio_info(lo, "attached %s, %llu bytes, block size %u%s\n",
+		 IS_ERR(path) ? "(unknown path)" : path,
+		 (u64)get_capacity(lo->disk) << SECTOR_SHIFT, lo->lim.bsize,
+		 (lo->flags & LO_FLAGS_READ_ONLY) ? ", read-only" : "");
+	if (buf)
+		__putname(buf);
+}
+
 static int aioloop_configure(struct aioloop_device *lo, bool dev_write,
 			     const struct loop_config *config)
 {
@@ -379,10 +392,7 @@ static int aioloop_configure(struct aioloop_device *lo, bool dev_write,
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&aioloop_validate_mutex);
 
-	aio_info(lo, "attached %pD4, %llu bytes, block size %u%s\n", file,
-		 (u64)get_capacity(lo->disk) << SECTOR_SHIFT,
-		 lo->lim.bsize,
-		 (lo->flags & LO_FLAGS_READ_ONLY) ? ", read-only" : "");
+	aioloop_log_attach(lo, file);
 	if (partscan)
 		aioloop_reread_partitions(lo);
 	return 0;
