@@ -235,6 +235,11 @@ static int aioloop_validate_file(struct aioloop_device *lo, struct file *file)
 		aio_warn(lo, "%pD: not a regular file or block device\n", file);
 		return -EINVAL;
 	}
+	/* The O_DIRECT twin must not grant more than the caller's file. */
+	if (!(file->f_mode & FMODE_READ)) {
+		aio_warn(lo, "%pD: not open for reading\n", file);
+		return -EBADF;
+	}
 	return 0;
 }
 
