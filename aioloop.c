@@ -408,11 +408,7 @@ static void aioloop_submit_bio(struct bio *bio)
 
 static int aioloop_open(AIOLOOP_OPEN_ARGS)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-	struct aioloop_device *lo = disk->private_data;
-#else
-	struct aioloop_device *lo = bdev->bd_disk->private_data;
-#endif
+	struct aioloop_device *lo = AIOLOOP_OPEN_DISK->private_data;
 	int err;
 
 	err = mutex_lock_killable(&lo->lock);
@@ -643,7 +639,10 @@ int aioloop_get_free(void)
 	if (err)
 		return err;
 	idr_for_each_entry(&aioloop_idr, lo, id) {
-		/* A race here only creates one more device. */
+		/*
+		 * lo->state is read without lo->lock: losing a race with
+		 * an attach only makes the caller try another device.
+		 */
 		if (lo->idr_visible &&
 		    data_race(lo->state) == AIOLOOP_UNBOUND) {
 			mutex_unlock(&aioloop_ctl_mutex);
@@ -670,7 +669,7 @@ static long aioloop_control_ioctl(struct file *file, unsigned int cmd,
 	case LOOP_CTL_GET_FREE:
 		return aioloop_get_free();
 	default:
-		return -ENOSYS;
+		return -ENOTTY;
 	}
 }
 

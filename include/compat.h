@@ -37,12 +37,14 @@ static inline ssize_t aioloop_call_iter(struct file *file, struct kiocb *iocb,
 /* Block device open/release prototypes changed in 6.5. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #define AIOLOOP_OPEN_ARGS	struct gendisk *disk, blk_mode_t mode
+#define AIOLOOP_OPEN_DISK	disk
 #define AIOLOOP_RELEASE_ARGS	struct gendisk *disk
 #define AIOLOOP_IOCTL_ARGS	struct block_device *bdev, blk_mode_t mode, \
 				unsigned int cmd, unsigned long arg
 #define aioloop_mode_write(mode)	((mode) & BLK_OPEN_WRITE)
 #else
 #define AIOLOOP_OPEN_ARGS	struct block_device *bdev, fmode_t mode
+#define AIOLOOP_OPEN_DISK	(bdev->bd_disk)
 #define AIOLOOP_RELEASE_ARGS	struct gendisk *disk, fmode_t mode
 #define AIOLOOP_IOCTL_ARGS	struct block_device *bdev, fmode_t mode, \
 				unsigned int cmd, unsigned long arg
