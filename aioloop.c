@@ -56,12 +56,22 @@ module_param(nowait, bool, 0644);
 MODULE_PARM_DESC(nowait,
 		 "Try IOCB_NOWAIT from the per-CPU workers first and punt to a blocking worker on -EAGAIN (default Y)");
 
+static bool same_cpu = true;
+module_param(same_cpu, bool, 0644);
+MODULE_PARM_DESC(same_cpu,
+		 "Run each CPU's submission worker on that CPU (default Y); N lets the scheduler place it, so that submission and file system work can overlap on different CPUs");
+
 static int aioloop_major;
 static DEFINE_IDR(aioloop_idr);
 DEFINE_MUTEX(aioloop_ctl_mutex);	/* aioloop_idr, idr_visible */
 
-/* Per-CPU submission workers (bound) and blocking workers (unbound). */
-struct workqueue_struct *aioloop_wq;
+/*
+ * Submission workers: one work item per CPU and device, on the bound
+ * workqueue with same_cpu, else on the unbound one.  Blocking work
+ * (flush, discard, PREFLUSH writes, retries) always goes unbound.
+ */
+static struct workqueue_struct *aioloop_wq;
+static struct workqueue_struct *aioloop_unbound_wq;
 static struct workqueue_struct *aioloop_blk_wq;
 
 static const struct block_device_operations aioloop_fops;
@@ -363,8 +373,16 @@ static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req)
 {
 	struct aioloop_queue *q = get_cpu_ptr(lo->queues);
 
+	/*
+	 * Only the first request of a batch queues the work.  The work
+	 * function is safe to run concurrently with itself, which happens
+	 * for a moment if same_cpu changes while it runs.
+	 */
 	if (llist_add(&req->node, &q->list))
-		queue_work_on(smp_processor_id(), aioloop_wq, &q->work);
+		queue_work_on(smp_processor_id(),
+			      READ_ONCE(same_cpu) ? aioloop_wq :
+						    aioloop_unbound_wq,
+			      &q->work);
 	put_cpu_ptr(lo->queues);
 }
 
@@ -718,10 +736,15 @@ static int __init aioloop_init(void)
 				     0);
 	if (!aioloop_wq)
 		goto err_kaio;
+	aioloop_unbound_wq = alloc_workqueue(AIOLOOP_NAME "_sub",
+					     WQ_UNBOUND | WQ_MEM_RECLAIM |
+					     WQ_HIGHPRI, 0);
+	if (!aioloop_unbound_wq)
+		goto err_wq;
 	aioloop_blk_wq = alloc_workqueue(AIOLOOP_NAME "_blk",
 					 WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!aioloop_blk_wq)
-		goto err_wq;
+		goto err_unbound_wq;
 
 	err = register_blkdev(0, AIOLOOP_NAME);
 	if (err < 0)
@@ -749,6 +772,8 @@ err_blkdev:
 	unregister_blkdev(aioloop_major, AIOLOOP_NAME);
 err_blk_wq:
 	destroy_workqueue(aioloop_blk_wq);
+err_unbound_wq:
+	destroy_workqueue(aioloop_unbound_wq);
 err_wq:
 	destroy_workqueue(aioloop_wq);
 err_kaio:
@@ -763,6 +788,7 @@ static void __exit aioloop_exit(void)
 	idr_destroy(&aioloop_idr);
 	unregister_blkdev(aioloop_major, AIOLOOP_NAME);
 	destroy_workqueue(aioloop_blk_wq);
+	destroy_workqueue(aioloop_unbound_wq);
 	destroy_workqueue(aioloop_wq);
 	kaio_exit();
 }

@@ -98,7 +98,6 @@ struct aioloop_device {
 	pr_info("%s: " fmt, (lo)->disk->disk_name, ##__VA_ARGS__)
 
 extern bool aioloop_direct_io;
-extern struct workqueue_struct *aioloop_wq;
 extern struct mutex aioloop_ctl_mutex;
 
 /* aioloop.c */

@@ -1217,6 +1217,10 @@ static int cmd_help(const struct cmd *cmd, int argc, char **argv)
 		print_help();
 		return RC_OK;
 	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_cmd_help(cmd);
+		return RC_OK;
+	}
 	if (argc > 2)
 		return usage_err(cmd, "unexpected argument '%s'", argv[2]);
 	c = find_cmd(argv[1]);
