@@ -147,6 +147,7 @@ static void aioloop_end(struct kaio_req *req, long err)
 		bio->bi_status = aioloop_errno_to_status(err);
 		this_cpu_inc(lo->stats->errors);
 	}
+	bio_end_io_acct(bio, req->owner_data);
 	kaio_free(req);
 	bio_endio(bio);
 	percpu_ref_put(&lo->inflight);
@@ -395,7 +396,7 @@ static bool aioloop_fast_path(struct aioloop_device *lo, struct bio *bio)
 	if (bio->bi_opf & REQ_PREFLUSH)
 		return false;
 	/* Without IOCB_NOWAIT a submission may block: one worker each. */
-	return READ_ONCE(nowait) && (lo->dio_file->f_mode & FMODE_NOWAIT);
+	return READ_ONCE(nowait) && lo->nowait_ok;
 }
 
 static void aioloop_submit_bio(struct bio *bio)
@@ -416,6 +417,7 @@ static void aioloop_submit_bio(struct bio *bio)
 
 	req = kaio_alloc(GFP_NOIO);
 	req->data = bio;
+	req->owner_data = bio_start_io_acct(bio);
 	if (aioloop_fast_path(lo, bio))
 		aioloop_queue_fast(lo, req);
 	else

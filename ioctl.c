@@ -58,6 +58,20 @@ static unsigned int aioloop_dio_align(struct file *file,
 	return SECTOR_SIZE;
 }
 
+/*
+ * Whether IOCB_NOWAIT is worth trying on @file: the file system must
+ * support it and, for a block device, so must its queue (else every
+ * REQ_NOWAIT bio fails with -EOPNOTSUPP and is redone blocking).
+ */
+static bool aioloop_file_nowait(struct file *file)
+{
+	struct inode *inode = file->f_mapping->host;
+
+	if (!(file->f_mode & FMODE_NOWAIT))
+		return false;
+	return !S_ISBLK(inode->i_mode) || bdev_nowait(I_BDEV(inode));
+}
+
 static struct file *aioloop_open_direct(struct file *file)
 {
 	int flags = O_DIRECT | O_LARGEFILE;
@@ -99,6 +113,8 @@ static int aioloop_set_mode(struct aioloop_device *lo, bool want_aio)
 			reason = AIOLOOP_SYNC_UNALIGNED;
 	}
 	lo->sync_reason = reason;
+	lo->nowait_ok = reason == AIOLOOP_SYNC_NONE &&
+			aioloop_file_nowait(lo->dio_file);
 	if (reason == AIOLOOP_SYNC_NONE) {
 		lo->mode = AIOLOOP_MODE_AIO;
 		lo->dio_align = align;

@@ -169,8 +169,13 @@ static void kaio_complete(struct kiocb *iocb, long ret)
 	if (ret == -EIOCBQUEUED)	/* never a completion value */
 		ret = -EIO;
 
-	if (ret == -EAGAIN && (req->flags & KAIO_NOWAIT)) {
-		/* A write that was partly done is idempotent: redo it all. */
+	/*
+	 * -EAGAIN: the file system would have blocked.  -EOPNOTSUPP: a
+	 * block device below does not take REQ_NOWAIT bios.  Either way
+	 * redo it blocking; a write that was partly done is idempotent.
+	 */
+	if ((ret == -EAGAIN || ret == -EOPNOTSUPP) &&
+	    (req->flags & KAIO_NOWAIT)) {
 		kaio_stat_inc(req, eagain);
 		req->flags &= ~KAIO_NOWAIT;
 		kaio_punt(req);

@@ -79,6 +79,7 @@ struct aioloop_device {
 	enum aioloop_mode	mode;
 	enum aioloop_sync_reason sync_reason;
 	unsigned int		dio_align;	/* 0 when O_DIRECT impossible */
+	bool			nowait_ok;	/* dio_file takes IOCB_NOWAIT */
 	gfp_t			old_gfp_mask;
 	bool			sysfs_inited;
 

@@ -106,6 +106,7 @@ static inline int aioloop_queue_set_limits(struct request_queue *q,
 	lim.max_write_zeroes_sectors = l->max_discard;
 	lim.features &= ~(BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA |
 			  BLK_FEAT_ROTATIONAL | BLK_FEAT_ADD_RANDOM);
+	lim.features |= BLK_FEAT_IO_STAT;
 	if (l->write_cache)
 		lim.features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
 	if (l->rotational)
@@ -129,6 +130,7 @@ static inline int aioloop_queue_set_limits(struct request_queue *q,
 	else
 		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
 	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
 	return 0;
 }
 #endif

@@ -67,6 +67,7 @@ struct kaio_req {
 	 * kaio_submit() and from @done on); kaio uses @work in between.
 	 */
 	unsigned int		owner_flags;
+	unsigned long		owner_data;
 	struct llist_node	node;
 	struct work_struct	work;
 };
