@@ -291,3 +291,25 @@ aiotest_cleanup() {
 	[ $_rc -ne 0 ] || rm -rf /mnt/* /tmp/aiotest-* 2>/dev/null
 	return $_rc
 }
+
+# aio_integrity FILE SIZE: attach FILE, assert aio mode, run fio_verify on
+# SIZE bytes with the aio counters moving and no error, detach.  Leaves
+# the md5 of the device's content in $AIO_MD5.
+aio_integrity() {
+	load_aioloop
+	_dev=$(attach "$1")
+	expect_eq backing_file "$(loopattr "$_dev" backing_file)" "$1"
+	expect_eq mode "$(counter "$_dev" mode)" aio
+	expect_eq "loop/dio" "$(loopattr "$_dev" dio)" 1
+
+	_s0=$(counter "$_dev" aio_submitted)
+	fio_verify "$_dev" "$2"
+	_s1=$(counter "$_dev" aio_submitted)
+	show_counters "$_dev"
+	[ "$_s1" -gt "$_s0" ] || fail "aio_submitted did not grow ($_s0 -> $_s1)"
+	expect_eq errors "$(counter "$_dev" errors)" 0
+	check_aio_counters "$_dev"
+
+	AIO_MD5=$(dev_md5 "$_dev")
+	detach "$_dev"
+}

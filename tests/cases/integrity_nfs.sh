@@ -59,22 +59,8 @@ log "$(grep " $CLIENT " /proc/mounts)"
 grep -q " $CLIENT nfs4 .*vers=4.2" /proc/mounts || fail "not an NFS 4.2 mount"
 
 mkfile "$CLIENT/backing" 128M
-load_aioloop
-dev=$(attach "$CLIENT/backing")
-expect_eq backing_file "$(loopattr "$dev" backing_file)" "$CLIENT/backing"
-expect_eq mode "$(counter "$dev" mode)" aio
-expect_eq "loop/dio" "$(loopattr "$dev" dio)" 1
-
-s0=$(counter "$dev" aio_submitted)
-fio_verify "$dev" 32m
-s1=$(counter "$dev" aio_submitted)
-show_counters "$dev"
-[ "$s1" -gt "$s0" ] || fail "aio_submitted did not grow ($s0 -> $s1)"
-expect_eq errors "$(counter "$dev" errors)" 0
-
-md5=$(dev_md5 "$dev")
-detach "$dev"
+aio_integrity "$CLIENT/backing" 32m
 # the server's file system, read locally, holds what the device held
 umount "$CLIENT"
 drop_caches
-expect_eq "exported file md5" "$(file_md5 "$EXPORT/backing")" "$md5"
+expect_eq "exported file md5" "$(file_md5 "$EXPORT/backing")" "$AIO_MD5"
