@@ -339,6 +339,27 @@ static int op_set_status64(struct req *r)
 	return do_ioctl(r, LOOP_SET_STATUS64, (unsigned long)&info);
 }
 
+/* LOOP_SET_STATUS (struct loop_info): offset= and flags= only */
+static int op_set_status(struct req *r)
+{
+	struct loop_info info;
+	u64 v;
+	int i;
+
+	memset(&info, 0, sizeof(info));
+	if (ioctl(r->dev_fd, LOOP_GET_STATUS, &info) < 0)
+		memset(&info, 0, sizeof(info));
+	for (i = 0; i < r->argc; i++) {
+		if (kv(r->argv[i], "offset", &v))
+			info.lo_offset = (int)v;
+		else if (kv(r->argv[i], "flags", &v))
+			info.lo_flags = (int)v;
+		else
+			die_usage("unknown argument", r->argv[i]);
+	}
+	return do_ioctl(r, LOOP_SET_STATUS, (unsigned long)&info);
+}
+
 static int op_configure(struct req *r)
 {
 	struct loop_config cfg;
@@ -388,6 +409,7 @@ static const struct op ops[] = {
 	{ "get-status", op_get_status, "[null]" },
 	{ "set-status64", op_set_status64,
 	  "[offset=N] [sizelimit=N] [flags=N] [name=S]" },
+	{ "set-status", op_set_status, "[offset=N] [flags=N]" },
 	{ "configure", op_configure,
 	  "FILE|ro:FILE|-1 [bs=N] [offset=N] [sizelimit=N] [flags=N] "
 	  "[name=S]" },
