@@ -23,11 +23,55 @@ for p in $PKGS; do
 	*) missing="$missing $p" ;;
 	esac
 done
-[ -z "$missing" ] && exit 0
-
-echo "deps: installing:$missing"
 [ "$(id -u)" -eq 0 ] && SUDO= || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
+if [ -n "$missing" ]; then
+	echo "deps: installing:$missing"
+	$SUDO apt-get update -q
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -q --no-install-recommends $missing
+fi
+
+# The second kernel, Debian's 6.12 from bookworm-backports, for the 6.12
+# part of make check (DEPS_612=0 skips it). The backports entry reuses the
+# mirror and key of the system's own Debian entry.
+[ "${DEPS_612:-1}" = 0 ] && exit 0
+for d in /lib/modules/6.12.*/build; do
+	[ -e "$d" ] && [ -e "/boot/vmlinuz-$(basename "$(dirname "$d")")" ] &&
+		exit 0
+done
+
+BPO=/etc/apt/sources.list.d/aioloop-backports.sources
+if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/
+then
+	uri= key=
+	if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+		uri=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
+		key=$(awk '/^Signed-By:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
+	elif [ -f /etc/apt/sources.list ]; then
+		uri=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list)
+	fi
+	if [ -z "$uri" ]; then
+		echo "deps: no Debian bookworm entry to derive bookworm-backports from" >&2
+		exit 1
+	fi
+	echo "deps: adding bookworm-backports ($uri)"
+	{
+		echo "Types: deb"
+		echo "URIs: $uri"
+		echo "Suites: bookworm-backports"
+		echo "Components: main"
+		[ -n "$key" ] && echo "Signed-By: $key"
+	} | $SUDO tee "$BPO" >/dev/null
+fi
 $SUDO apt-get update -q
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -q --no-install-recommends $missing
+img=$(apt-cache search --names-only '^linux-image-6\.12\.[0-9.]+\+deb12-amd64$' |
+	awk '{ print $1 }' | sort -V | tail -n 1)
+if [ -z "$img" ]; then
+	echo "deps: no 6.12 kernel found in bookworm-backports" >&2
+	exit 1
+fi
+echo "deps: installing $img and its headers"
+$SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports \
+	"$img" "$(echo "$img" | sed 's/linux-image/linux-headers/')"
+
