@@ -46,8 +46,10 @@ run() {
 rel=$(scripts/kver.sh) || exit 1
 run "$(echo "$rel" | cut -d. -f1,2)" scripts/check-kernel.sh
 
-# With ONLY, the 6.12 part runs only if SMOKE_612=1 asks for it.
+# With ONLY, the 6.12 part runs only if SMOKE_612=1 asks for it;
+# KERNEL=debug checks the debug kernel only.
 [ -n "${ONLY:-}" ] && SMOKE_612=${SMOKE_612:-0}
+[ "${KERNEL:-}" = debug ] && SMOKE_612=0
 if [ -z "${KVER:-}" ] && [ "${SMOKE_612:-1}" != 0 ] &&
    KVER=6.12 scripts/kver.sh >/dev/null 2>&1; then
 	src=$BUILD/k6.12/src
