@@ -4,13 +4,13 @@
  * asynchronous O_DIRECT I/O on the backing file.
  *
  * Dispatch:
- *  - ->submit_bio() never calls into the backing file system: bios that
- *    file system submitted there would sit on current->bio_list until we
- *    returned, and a file system waiting for its own I/O would deadlock.
- *    Each bio gets a kaio request and is queued on a per-CPU list.
- *  - The CPU's worker takes the whole list, plugs, and submits every
- *    request with IOCB_NOWAIT; completions run in the file system's
+ *  - Reads and writes are submitted with IOCB_NOWAIT straight from
+ *    ->submit_bio(), in the caller's context (aioloop_submit_direct()),
+ *    when that context allows it; completions run in the file system's
  *    completion context and end the bio there.
+ *  - Otherwise the bio's kaio request is queued on a per-CPU list, and
+ *    the CPU's worker takes the whole list, plugs, and submits every
+ *    request with IOCB_NOWAIT.
  *  - -EAGAIN (the file system would block), flushes, discards, write
  *    zeroes and writes with REQ_PREFLUSH go to an unbound workqueue, one
  *    work item each, so that blocking ones do not hold up the others.
@@ -31,6 +31,7 @@
 #include <linux/idr.h>
 #include <linux/miscdevice.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/task_stack.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
@@ -60,6 +61,11 @@ static bool same_cpu = true;
 module_param(same_cpu, bool, 0644);
 MODULE_PARM_DESC(same_cpu,
 		 "Run each CPU's submission worker on that CPU (default Y); N lets the scheduler place it, so that submission and file system work can overlap on different CPUs");
+
+static bool direct_submit = true;
+module_param(direct_submit, bool, 0644);
+MODULE_PARM_DESC(direct_submit,
+		 "Submit reads and writes to the backing file from the caller's context when it can (default Y); N hands every one to a per-CPU worker");
 
 static int aioloop_major;
 static DEFINE_IDR(aioloop_idr);
@@ -387,6 +393,54 @@ static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req)
 	put_cpu_ptr(lo->queues);
 }
 
+/*
+ * Calling the backing file system from ->submit_bio() saves the hand-off
+ * to a worker: one wakeup and two context switches per bio.  It needs:
+ *  - a task context with stack to spare: the call goes down through a
+ *    second file system and block stack (a chain of aioloop devices
+ *    ends up on the workers);
+ *  - under lockdep, a caller holding no lock: a file system on top and
+ *    the backing one take locks of the same classes (i_rwsem,
+ *    i_data_sem) on different inodes, which lockdep cannot tell apart.
+ */
+#define AIOLOOP_DIRECT_STACK	(THREAD_SIZE / 2)
+
+static bool aioloop_may_submit_direct(void)
+{
+	unsigned long sp = (unsigned long)__builtin_frame_address(0);
+	unsigned long low = (unsigned long)task_stack_page(current);
+
+	if (!READ_ONCE(direct_submit) || !in_task())
+		return false;
+	if (sp < low || sp - low < AIOLOOP_DIRECT_STACK)
+		return false;
+	return !lockdep_depth(current);
+}
+
+/*
+ * The per-task state a ->submit_bio() caller carries is set aside for
+ * the call: bios the file system submits go out at once instead of
+ * waiting on the caller's current->bio_list until we return (a file
+ * system waiting for one of its own reads would deadlock), a journal
+ * handle of the caller's file system is not taken for the backing
+ * one's, and no allocation recurses into I/O.
+ */
+static void aioloop_submit_direct(struct aioloop_device *lo,
+				  struct kaio_req *req)
+{
+	struct bio_list *bio_list = current->bio_list;
+	void *journal_info = current->journal_info;
+	unsigned int noio = memalloc_noio_save();
+
+	this_cpu_inc(lo->stats->direct);
+	current->bio_list = NULL;
+	current->journal_info = NULL;
+	aioloop_submit_aio(lo, req, KAIO_NOWAIT);
+	current->journal_info = journal_info;
+	current->bio_list = bio_list;
+	memalloc_noio_restore(noio);
+}
+
 static bool aioloop_fast_path(struct aioloop_device *lo, struct bio *bio)
 {
 	if (lo->mode != AIOLOOP_MODE_AIO)
@@ -418,10 +472,12 @@ static void aioloop_submit_bio(struct bio *bio)
 	req = kaio_alloc(GFP_NOIO);
 	req->data = bio;
 	req->owner_data = bio_start_io_acct(bio);
-	if (aioloop_fast_path(lo, bio))
-		aioloop_queue_fast(lo, req);
-	else
+	if (!aioloop_fast_path(lo, bio))
 		aioloop_queue_slow(lo, req);
+	else if (aioloop_may_submit_direct())
+		aioloop_submit_direct(lo, req);
+	else
+		aioloop_queue_fast(lo, req);
 }
 
 /* ---- block device -------------------------------------------------------- */

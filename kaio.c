@@ -208,9 +208,10 @@ static void kaio_ki_complete(struct kiocb *iocb, long ret)
  * @req: request
  *
  * May sleep unless KAIO_NOWAIT is set, and even then only where the
- * file system ignores IOCB_NOWAIT.  Never call it from a context whose
- * current->bio_list is active (a ->submit_bio() caller): bios the file
- * system submits would not be issued until that context returns.
+ * file system ignores IOCB_NOWAIT.  Never call it with current->bio_list
+ * active (inside ->submit_bio()): bios the file system submits would not
+ * be issued until that context returns.  aioloop_submit_direct() sets the
+ * list aside for the call.
  */
 void kaio_submit(struct kaio_req *req)
 {

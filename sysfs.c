@@ -175,6 +175,7 @@ static ssize_t _name##_show(struct device *dev,				\
 static DEVICE_ATTR_RO(_name)
 
 AIOLOOP_STAT_ATTR(aio_submitted, kaio.submitted);
+AIOLOOP_STAT_ATTR(aio_direct, direct);
 AIOLOOP_STAT_ATTR(aio_inline, kaio.inline_done);
 AIOLOOP_STAT_ATTR(aio_queued, kaio.queued);
 AIOLOOP_STAT_ATTR(nowait_eagain, kaio.eagain);
@@ -189,6 +190,7 @@ static struct attribute *aioloop_aioloop_attrs[] = {
 	&dev_attr_mode.attr,
 	&dev_attr_sync_reason.attr,
 	&dev_attr_aio_submitted.attr,
+	&dev_attr_aio_direct.attr,
 	&dev_attr_aio_inline.attr,
 	&dev_attr_aio_queued.attr,
 	&dev_attr_nowait_eagain.attr,

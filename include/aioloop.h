@@ -47,6 +47,7 @@ enum aioloop_sync_reason {
 /* Per-CPU I/O counters, summed for sysfs. */
 struct aioloop_stats {
 	struct kaio_stats kaio;
+	u64 direct;		/* submitted from the caller's context */
 	u64 sync_ios;
 	u64 flushes;
 	u64 discards;

@@ -103,8 +103,8 @@ loopattr() {
 }
 
 show_counters() {
-	for _c in mode sync_reason aio_submitted aio_inline aio_queued \
-		nowait_eagain sync_ios flushes discards errors; do
+	for _c in mode sync_reason aio_submitted aio_direct aio_inline \
+		aio_queued nowait_eagain sync_ios flushes discards errors; do
 		printf '  %-14s %s\n' "$_c" "$(counter "$1" "$_c" 2>&1)"
 	done
 }
