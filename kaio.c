@@ -7,8 +7,13 @@
  * (possibly before ->read_iter() has even returned), or returns a result
  * and never calls it; in the second case kaio_submit() calls
  * kaio_complete() itself, so the completion path is the same either way.
- * Once ->read_iter() has returned -EIOCBQUEUED the request belongs to the
- * completion side and kaio_submit() does not touch it again.
+ *
+ * A file system may still use the kiocb after ->ki_complete has run on
+ * another CPU or in an interrupt, until its ->read_iter() returns (ext4
+ * calls file_accessed(iocb->ki_filp) after queueing a direct read), so a
+ * queued request holds two references, as fs/aio.c's do: one for the
+ * submission, dropped when ->read_iter() returns -EIOCBQUEUED, and one
+ * for ->ki_complete.  Whichever goes last completes the request.
  */
 #define pr_fmt(fmt) "aioloop: " fmt
 
@@ -134,11 +139,17 @@ static void kaio_issue(struct kaio_req *req)
 		iocb->ki_flags |= IOCB_DSYNC;
 	iocb->ki_complete = kaio_ki_complete;
 
+	atomic_set(&req->ref, 2);
 	kaio_stat_inc(req, submitted);
 	ret = aioloop_call_iter(req->file, iocb, &req->iter, write);
-	if (ret == -EIOCBQUEUED)
-		return;		/* @req may already be gone */
+	if (ret == -EIOCBQUEUED) {
+		/* ->ki_complete may have run already: the last one ends it */
+		if (atomic_dec_and_test(&req->ref))
+			kaio_complete(iocb, req->result);
+		return;
+	}
 
+	/* Not queued: the file system does not call ->ki_complete. */
 	kaio_stat_inc(req, inline_done);
 	kaio_complete(iocb, ret);
 }
@@ -194,13 +205,18 @@ static void kaio_complete(struct kiocb *iocb, long ret)
 	req->done_fn(req, ret);
 }
 
-/* The file system's completion of a request it returned -EIOCBQUEUED for. */
+/*
+ * The file system's completion of a request it returned -EIOCBQUEUED for
+ * (or is about to): completes it unless ->read_iter() is still running.
+ */
 static void kaio_ki_complete(struct kiocb *iocb, long ret)
 {
 	struct kaio_req *req = container_of(iocb, struct kaio_req, iocb);
 
 	kaio_stat_inc(req, queued);
-	kaio_complete(iocb, ret);
+	req->result = ret;
+	if (atomic_dec_and_test(&req->ref))
+		kaio_complete(iocb, ret);
 }
 
 /**

@@ -10,8 +10,9 @@
  *	kaio_submit(req);
  *
  * @done(req, ret) is called exactly once, from the submitter's context if
- * the file system completed the I/O inline, else from its completion
- * context (possibly hard or soft interrupt).  @ret is the number of bytes
+ * the file system completed the I/O inline or completed it before its
+ * ->read_iter() returned, else from its completion context (possibly
+ * hard or soft interrupt).  @ret is the number of bytes
  * transferred, or a negative errno.  Short transfers are resubmitted for
  * the remainder from a worker; if the file system makes no progress (end
  * of file on a read), @done gets the short count and the caller decides.
@@ -23,6 +24,7 @@
 #ifndef AIOLOOP_KAIO_H
 #define AIOLOOP_KAIO_H
 
+#include <linux/atomic.h>
 #include <linux/fs.h>
 #include <linux/uio.h>
 #include <linux/llist.h>
@@ -60,6 +62,8 @@ struct kaio_req {
 	size_t			done;
 	kaio_done_fn		done_fn;
 	void			*data;
+	atomic_t		ref;		/* submission + ->ki_complete */
+	long			result;		/* ->ki_complete's, for the last ref */
 	struct kaio_stats __percpu *stats;	/* optional */
 
 	/*
