@@ -634,8 +634,10 @@ int aioloop_add(int index)
 		goto err_disk;
 
 	err = device_add_disk(NULL, disk, aioloop_disk_groups);
-	if (err)
+	if (err) {
+		pr_err("cannot add disk %s: %d\n", disk->disk_name, err);
 		goto err_disk;
+	}
 
 	mutex_lock(&aioloop_ctl_mutex);
 	lo->idr_visible = true;

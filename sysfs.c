@@ -105,10 +105,18 @@ static const struct attribute_group aioloop_loop_group = {
 	.attrs	= aioloop_loop_attrs,
 };
 
+/*
+ * As in loop, a device without its loop/ directory still works (losetup
+ * falls back to LOOP_GET_STATUS64): say so rather than fail the bind.
+ */
 void aioloop_sysfs_bind(struct aioloop_device *lo)
 {
-	lo->sysfs_inited = !sysfs_create_group(&disk_to_dev(lo->disk)->kobj,
-					       &aioloop_loop_group);
+	int err = sysfs_create_group(&disk_to_dev(lo->disk)->kobj,
+				     &aioloop_loop_group);
+
+	if (err)
+		aio_warn(lo, "no loop/ sysfs attributes: %d\n", err);
+	lo->sysfs_inited = !err;
 }
 
 void aioloop_sysfs_unbind(struct aioloop_device *lo)
