@@ -197,6 +197,26 @@ drop_caches() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
+# kmemleak_check: fail if a kmemleak scan (kernels with kmemleak) finds
+# an unreferenced object allocated by aioloop; only objects older than
+# 5 s are reported, so this waits 6 s first
+kmemleak_check() {
+	_kml=/sys/kernel/debug/kmemleak
+	[ -w $_kml ] || return 0
+	sleep 6
+	_t0=$(cut -d. -f1 /proc/uptime)
+	echo scan >$_kml
+	log "kmemleak scan: $(($(cut -d. -f1 /proc/uptime) - _t0))s"
+	grep -q . $_kml || return 0
+	log "$(grep -c 'unreferenced object' $_kml) unreferenced object(s) in all"
+	if awk '/^unreferenced object/ { if (o ~ /aioloop|kaio/) print o; o = "" }
+		{ o = o $0 "\n" } END { if (o ~ /aioloop|kaio/) print o }' $_kml |
+		tee /tmp/aiotest-leaks | grep -q .; then
+		cat /tmp/aiotest-leaks
+		fail "objects allocated by aioloop leaked"
+	fi
+}
+
 # ---- scratch filesystems -----------------------------------------------------
 
 free_scratch_dev() {

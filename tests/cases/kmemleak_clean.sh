@@ -31,19 +31,5 @@ lioctl /dev/aioloop1 clr-fd >/dev/null
 lioctl /dev/aioloop-control ctl-add 20 >/dev/null
 lioctl /dev/aioloop-control ctl-remove 20 >/dev/null
 
-# reported: objects older than 5s that a scan finds unreferenced
-sleep 6
-t0=$(cut -d. -f1 /proc/uptime)
-echo scan >$KML
-log "kmemleak scan: $(($(cut -d. -f1 /proc/uptime) - t0))s"
-if grep -q . $KML; then
-	n=$(grep -c 'unreferenced object' $KML)
-	log "$n unreferenced object(s) in all"
-	if awk '/^unreferenced object/ { if (o ~ /aioloop|kaio/) print o; o = "" }
-		{ o = o $0 "\n" } END { if (o ~ /aioloop|kaio/) print o }' $KML |
-		tee /tmp/aiotest-leaks | grep -q .; then
-		cat /tmp/aiotest-leaks
-		fail "objects allocated by aioloop leaked"
-	fi
-fi
+kmemleak_check
 unload_aioloop
