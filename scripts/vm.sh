@@ -26,8 +26,9 @@ if [ "${KERNEL:-}" = debug ]; then
 	TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 	# The ACPI interpreter is so slow there that each PCI interrupt
 	# routing (_PRT) evaluation hits its 30 s loop timeout: route
-	# interrupts without ACPI.
-	VM_APPEND="kasan_multi_shot acpi=noirq ${VM_APPEND:-}"
+	# interrupts without ACPI. slub_debug=A marks the kaio_req cache for
+	# failslab's cache filter (tests/cases/failslab_*.sh).
+	VM_APPEND="kasan_multi_shot acpi=noirq slub_debug=A,kaio_req ${VM_APPEND:-}"
 fi
 AIOTEST=${AIOTEST:-shell}
 TAG=${TAG:-$AIOTEST}

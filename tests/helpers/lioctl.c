@@ -3,10 +3,15 @@
  * lioctl - issue one raw loop ioctl to an aioloop device or to the
  * control node and report the result, for errno tests.
  *
- *   lioctl [--unpriv|--nobody] [--rdonly] DEV CMD [ARGS]
+ *   lioctl [--unpriv|--nobody] [--rdonly] [--fail-nth N] DEV CMD [ARGS]
  *
  * Prints "OK <return value>" and exits 0, or "ERR <ERRNO_NAME>" and exits
  * 1. Usage errors and failures to open DEV or FILE exit 2.
+ *
+ * --fail-nth N (a CONFIG_FAULT_INJECTION kernel) makes the N-th fault
+ * injection point the ioctl passes fail (/proc/thread-self/fail-nth) and
+ * prints a second line, "FAULT injected" or "FAULT none" when the ioctl
+ * passed fewer than N points.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +37,8 @@ enum priv { PRIV_KEEP, PRIV_NO_SYS_ADMIN, PRIV_NOBODY };
 
 struct req {
 	int dev_fd;
+	int fail_nth_fd;	/* -1 without --fail-nth */
+	unsigned int fail_nth;
 	int argc;		/* arguments after CMD */
 	char **argv;
 	enum priv priv;
@@ -183,19 +190,56 @@ static void drop_privileges(enum priv p)
 		become_nobody();
 }
 
+static void open_fail_nth(struct req *r, const char *n)
+{
+	r->fail_nth = (unsigned int)parse_num(n);
+	if (!r->fail_nth)
+		die_usage("--fail-nth needs N > 0", n);
+	r->fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (r->fail_nth_fd < 0)
+		die("/proc/thread-self/fail-nth");
+}
+
+static void write_fail_nth(struct req *r, unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	if (pwrite(r->fail_nth_fd, buf, len, 0) != len)
+		die("write fail-nth");
+}
+
+/* true if the fault was injected: the counter ran down to 0 */
+static bool fail_nth_done(struct req *r)
+{
+	char buf[16] = "";
+
+	if (pread(r->fail_nth_fd, buf, sizeof(buf) - 1, 0) <= 0)
+		die("read fail-nth");
+	write_fail_nth(r, 0);
+	return strtoul(buf, NULL, 10) == 0;
+}
+
 /* Drop privileges (if asked), issue the ioctl and print the result */
 static int do_ioctl(struct req *r, unsigned long cmd, unsigned long arg)
 {
-	int ret;
+	bool injected = false;
+	int ret, err;
 
 	drop_privileges(r->priv);
+	if (r->fail_nth_fd >= 0)
+		write_fail_nth(r, r->fail_nth);
 	ret = ioctl(r->dev_fd, cmd, arg);
-	if (ret < 0) {
-		print_errno(errno);
-		return 1;
-	}
-	printf("OK %d\n", ret);
-	return 0;
+	err = errno;
+	if (r->fail_nth_fd >= 0)
+		injected = fail_nth_done(r);
+	if (ret < 0)
+		print_errno(err);
+	else
+		printf("OK %d\n", ret);
+	if (r->fail_nth_fd >= 0)
+		printf("FAULT %s\n", injected ? "injected" : "none");
+	return ret < 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -427,10 +471,12 @@ static void usage(void)
 	size_t i;
 
 	fprintf(stderr, "usage: lioctl [--unpriv|--nobody] [--rdonly] "
-		"DEV CMD [ARGS]\n"
-		"  --unpriv  drop CAP_SYS_ADMIN before the ioctl\n"
-		"  --nobody  switch to uid/gid 65534 before the ioctl\n"
-		"  --rdonly  open DEV read-only\ncommands:\n");
+		"[--fail-nth N] DEV CMD [ARGS]\n"
+		"  --unpriv      drop CAP_SYS_ADMIN before the ioctl\n"
+		"  --nobody      switch to uid/gid 65534 before the ioctl\n"
+		"  --rdonly      open DEV read-only\n"
+		"  --fail-nth N  fail the ioctl's N-th fault injection point\n"
+		"commands:\n");
 	for (i = 0; i < ARRAY_SIZE(ops); i++)
 		fprintf(stderr, "  %s %s\n", ops[i].name, ops[i].args);
 }
@@ -463,7 +509,7 @@ static int open_dev(const char *path, bool rdonly)
 
 int main(int argc, char **argv)
 {
-	struct req r = { .priv = PRIV_KEEP };
+	struct req r = { .priv = PRIV_KEEP, .fail_nth_fd = -1 };
 	const struct op *op;
 	bool rdonly = false;
 	int i;
@@ -475,6 +521,8 @@ int main(int argc, char **argv)
 			r.priv = PRIV_NOBODY;
 		else if (!strcmp(argv[i], "--rdonly"))
 			rdonly = true;
+		else if (!strcmp(argv[i], "--fail-nth") && i + 1 < argc)
+			open_fail_nth(&r, argv[++i]);
 		else
 			die_usage("unknown option", argv[i]);
 	}
