@@ -19,7 +19,8 @@
 #   BACKINGS=fast,slow DRIVERS=raw,aio,sync,loopdio,loopbuf
 #   SMP=n MEM=size     the VM (default 4 vCPUs, 4G)
 #   MODPARAMS=a=1,b=2  aioloop module parameters in the VM
-#   RESULTS=dir        where the results go (default bench/results)
+#   RESULTS=dir        where the results go (default bench/results, which
+#                      also updates the summary in README.md)
 # The VM's files (initramfs, console log) are in $BUILD/bench.
 set -euo pipefail
 
@@ -96,8 +97,11 @@ if ! tr -d '\r' <"$BB/results-bench.log" | grep -q '^AIOTEST-BENCH: OK'; then
 fi
 # the report prints the headline last
 hrc=0
+# README.md's summary follows the default results only, not experiments
+readme=()
+[ "$(realpath -m "$RESULTS")" = "$SRC/bench/results" ] && readme=(--readme "$SRC/README.md")
 python3 bench/report.py "$BB/console-bench.log" "$RESULTS" --work "$BB" \
 	--jsonl "$BB/points.jsonl" --commit "$commit, aioloop.ko srcversion $srcversion" \
-	--host "$host" || hrc=$?
+	--host "$host" "${readme[@]}" || hrc=$?
 [ $ok = 1 ] || exit 1
 exit $hrc
