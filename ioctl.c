@@ -143,7 +143,14 @@ static struct file *aioloop_get_dio_file(struct file *file)
 	if (!aioloop_can_odirect(file))
 		return NULL;
 	dio = aioloop_open_direct(file);
-	return IS_ERR(dio) ? NULL : dio;
+	if (IS_ERR(dio)) {
+		/* EINVAL: the file system refuses O_DIRECT on this file */
+		if (PTR_ERR(dio) != -EINVAL)
+			pr_warn("cannot reopen %pD with O_DIRECT: %ld\n", file,
+				PTR_ERR(dio));
+		return NULL;
+	}
+	return dio;
 }
 
 static bool aioloop_want_aio(struct aioloop_device *lo)
