@@ -9,19 +9,9 @@
 # fio's verification passes, a failure was injected for every bio, and
 # with the faults off the device works as before. Skipped elsewhere.
 . /tests/lib.sh
-FS=/sys/kernel/debug/failslab
-[ -d $FS ] || skip "kernel without failslab"
+. /tests/helpers/failslab.sh
 grep -q 'slub_debug=A,kaio_req' /proc/cmdline ||
 	skip "kaio_req cache not marked for failslab (slub_debug=A,kaio_req)"
-
-failslab_reset() {
-	echo 0 >$FS/probability
-	echo 1 >$FS/times
-	echo N >$FS/cache-filter
-	echo Y >$FS/ignore-gfp-wait
-	echo 2 >$FS/verbose
-}
-trap failslab_reset EXIT
 
 # ios DEV: reads + writes completed (/sys/block/DEV/stat)
 ios() {

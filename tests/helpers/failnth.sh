@@ -5,8 +5,7 @@
 # faults NAME ... runs one ioctl with each of its slab allocations
 # failing in turn (/proc/thread-self/fail-nth, lioctl --fail-nth).
 
-FS=/sys/kernel/debug/failslab
-[ -d $FS ] || skip "kernel without failslab"
+. /tests/helpers/failslab.sh
 [ -e /proc/self/fail-nth ] || skip "kernel without fail-nth"
 need_setup
 
@@ -15,11 +14,6 @@ failslab_on() {
 	echo N >$FS/ignore-gfp-wait
 	echo 0 >$FS/verbose
 }
-failslab_reset() {
-	echo Y >$FS/ignore-gfp-wait
-	echo 2 >$FS/verbose
-}
-trap failslab_reset EXIT
 
 MAXN=${FAILNTH_MAX:-400}
 REF=/sys/module/aioloop/refcnt
