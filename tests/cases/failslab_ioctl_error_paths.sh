@@ -6,9 +6,11 @@
 # included): LOOP_CONFIGURE, LOOP_SET_FD, LOOP_SET_STATUS64,
 # LOOP_SET_DIRECT_IO, LOOP_SET_BLOCK_SIZE, LOOP_CHANGE_FD and
 # LOOP_CLR_FD. Each call either succeeds or fails and leaves the device
-# as it was, the module's reference count is back to its idle value after
-# each one, and afterwards the device works, kmemleak finds nothing of
-# aioloop's and the module unloads. Skipped on kernels without failslab.
+# as it was (a bind that lost its loop/ directory or O_DIRECT on the way
+# says so in dmesg), the module's reference count is back to its idle
+# value after each one, and afterwards the device works, kmemleak finds
+# nothing of aioloop's and the module unloads. Skipped on kernels without
+# failslab.
 . /tests/lib.sh
 . /tests/helpers/ioctl.sh
 . /tests/helpers/failnth.sh
@@ -29,10 +31,24 @@ is_unbound() { ! has_file || { _why="bound"; return 1; }; }
 unbind() { ! has_file || lok $D clr-fd >/dev/null; }
 bind_a() { has_file || lok $D configure /mnt/s/a >/dev/null; }
 bind_ro_a() { has_file || lok $D configure ro:/mnt/s/a flags=1 >/dev/null; }
+mode_is() { [ "$(counter $D mode)" = "$1" ] || { _why="mode $(counter $D mode)"; return 1; }; }
+
+# a bind that succeeded without its loop/ directory, or in sync mode
+# because the O_DIRECT reopen failed, says so in dmesg
+W_SYSFS="aioloop0: no loop/ sysfs attributes"
+W_DIO="cannot reopen a with O_DIRECT"
+nlines() { dmesg | grep -c "$1" || true; }
+mark() { _sysfs0=$(nlines "$W_SYSFS") _dio0=$(nlines "$W_DIO"); }
+said() { [ "$(nlines "$1")" -gt "$2" ] || { _why="$3, no '$1' in dmesg"; return 1; }; }
+is_bound_said() {
+	is_bound || return 1
+	bound $D || said "$W_SYSFS" "$_sysfs0" "no loop/" || return 1
+	mode_is aio || said "$W_DIO" "$_dio0" "sync mode"
+}
 
 idle=$(cat $REF)
-faults configure nop is_bound is_unbound unbind -- $D configure /mnt/s/a
-faults set-fd nop is_bound is_unbound unbind -- $D set-fd /mnt/s/a
+faults configure mark is_bound_said is_unbound unbind -- $D configure /mnt/s/a
+faults set-fd mark is_bound_said is_unbound unbind -- $D set-fd /mnt/s/a
 
 # on a bound device (whose binding holds a reference)
 bind_a
@@ -43,7 +59,6 @@ off_old() { off 0; }
 off_undo() { lok $D set-status64 offset=0 >/dev/null; }
 faults set-status64 nop off_new off_old off_undo -- $D set-status64 offset=4096
 
-mode_is() { [ "$(counter $D mode)" = "$1" ] || { _why="mode $(counter $D mode)"; return 1; }; }
 is_sync() { mode_is sync; }
 is_aio() { mode_is aio; }
 dio_undo() { lok $D set-direct-io 1 >/dev/null; }
