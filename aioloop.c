@@ -11,12 +11,15 @@
  *  - Otherwise the bio's kaio request is queued on a per-CPU list, and
  *    the CPU's worker takes the whole list, plugs, and submits every
  *    request with IOCB_NOWAIT.
- *  - -EAGAIN (the file system would block), flushes, discards, write
- *    zeroes and writes with REQ_PREFLUSH go to an unbound workqueue, one
- *    work item each, so that blocking ones do not hold up the others.
- *  - In sync mode (no O_DIRECT possible, or asked for) bios are served
- *    one at a time, in order, by the device's ordered workqueue with
- *    buffered vfs_iter_read()/vfs_iter_write().
+ *  - Whatever may block in the backing file system goes to the device's
+ *    own worker, which serves it in order, one request at a time:
+ *    blocking retries of -EAGAIN and short transfers, flushes, discards,
+ *    write zeroes, writes with REQ_PREFLUSH, and in sync mode (no
+ *    O_DIRECT possible, or asked for) every bio, with buffered
+ *    vfs_iter_read()/vfs_iter_write().  No thread is shared between
+ *    devices on this path: a device stacked on a file system on another
+ *    aioloop device waits for the lower device's worker, never for a
+ *    thread that the upper device's blocked work occupies.
  *
  * Copyright (C) 2026 The aioloop authors
  */
@@ -73,12 +76,11 @@ DEFINE_MUTEX(aioloop_ctl_mutex);	/* aioloop_idr, idr_visible */
 
 /*
  * Submission workers: one work item per CPU and device, on the bound
- * workqueue with same_cpu, else on the unbound one.  Blocking work
- * (flush, discard, PREFLUSH writes, retries) always goes unbound.
+ * workqueue with same_cpu, else on the unbound one.  They submit with
+ * IOCB_NOWAIT only; blocking work goes to the device's own worker.
  */
 static struct workqueue_struct *aioloop_wq;
 static struct workqueue_struct *aioloop_unbound_wq;
-static struct workqueue_struct *aioloop_blk_wq;
 
 static const struct block_device_operations aioloop_fops;
 
@@ -170,8 +172,8 @@ static void aioloop_zero_tail(struct bio *bio, size_t done)
 		memzero_bvec(&bv);
 }
 
-static void aioloop_queue_slow(struct aioloop_device *lo,
-			       struct kaio_req *req);
+static void aioloop_queue_blocking(struct aioloop_device *lo,
+				   struct kaio_req *req);
 
 /*
  * A transfer finished with @ret bytes or an errno.  A read that stops
@@ -187,7 +189,7 @@ static void aioloop_rw_done(struct kaio_req *req, long ret)
 		/* O_DIRECT refused this one (alignment): serve it buffered. */
 		this_cpu_inc(lo->stats->dio_retries);
 		req->owner_flags |= AIOLOOP_REQ_BUFFERED;
-		aioloop_queue_slow(lo, req);
+		aioloop_queue_blocking(lo, req);
 		return;
 	}
 	if (ret >= 0 && ret < bio->bi_iter.bi_size) {
@@ -209,6 +211,13 @@ static inline loff_t aioloop_bio_pos(struct aioloop_device *lo,
 
 /* ---- aio path ------------------------------------------------------------ */
 
+/* kaio's retry of @req, from any context: the device's worker reissues it. */
+static void aioloop_punt(struct kaio_req *req)
+{
+	req->owner_flags |= AIOLOOP_REQ_RETRY;
+	aioloop_queue_blocking(aioloop_bio_dev(req->data), req);
+}
+
 static void aioloop_submit_aio(struct aioloop_device *lo,
 			       struct kaio_req *req, unsigned int flags)
 {
@@ -219,7 +228,7 @@ static void aioloop_submit_aio(struct aioloop_device *lo,
 	aioloop_bio_iter(bio, &iter, write ? ITER_SOURCE : ITER_DEST);
 	kaio_init_iter(req, lo->dio_file, write ? KAIO_WRITE : KAIO_READ,
 		       &iter, aioloop_bio_pos(lo, bio));
-	kaio_init_callback(req, aioloop_rw_done, bio);
+	kaio_init_callback(req, aioloop_rw_done, aioloop_punt, bio);
 	req->flags = flags;
 	if (write && (bio->bi_opf & REQ_FUA))
 		req->flags |= KAIO_DSYNC;
@@ -354,24 +363,40 @@ end:
 	aioloop_end(req, err);
 }
 
-static void aioloop_slow_work(struct work_struct *work)
+/*
+ * The device's worker: serves everything queued, in order.  A request
+ * that blocks holds up only this device's later blocking work (as in
+ * loop, whose worker serves one command after another), and at most one
+ * thread of the device sleeps in the backing file system.
+ */
+static void aioloop_worker_fn(struct work_struct *work)
 {
-	struct kaio_req *req = container_of(work, struct kaio_req, work);
-	struct aioloop_device *lo = aioloop_bio_dev(req->data);
-	unsigned int noio = memalloc_noio_save();
+	struct aioloop_worker *w = container_of(work, struct aioloop_worker,
+						work);
+	struct llist_node *list;
+	struct kaio_req *req, *next;
+	unsigned int noio;
 
-	aioloop_serve_blocking(lo, req);
+	list = llist_reverse_order(llist_del_all(&w->list));
+	noio = memalloc_noio_save();
+	llist_for_each_entry_safe(req, next, list, node) {
+		if (req->owner_flags & AIOLOOP_REQ_RETRY) {
+			req->owner_flags &= ~AIOLOOP_REQ_RETRY;
+			kaio_resubmit(req);
+		} else {
+			aioloop_serve_blocking(w->lo, req);
+		}
+		cond_resched();
+	}
 	memalloc_noio_restore(noio);
 }
 
-/* Sync mode keeps bios in order on the device's ordered workqueue. */
-static void aioloop_queue_slow(struct aioloop_device *lo, struct kaio_req *req)
+/* Any context; the first request of a batch queues the work. */
+static void aioloop_queue_blocking(struct aioloop_device *lo,
+				   struct kaio_req *req)
 {
-	INIT_WORK(&req->work, aioloop_slow_work);
-	if (lo->mode == AIOLOOP_MODE_SYNC)
-		queue_work(lo->sync_wq, &req->work);
-	else
-		queue_work(aioloop_blk_wq, &req->work);
+	if (llist_add(&req->node, &lo->worker.list))
+		queue_work(lo->wq, &lo->worker.work);
 }
 
 /* ---- submission ---------------------------------------------------------- */
@@ -473,7 +498,7 @@ static void aioloop_submit_bio(struct bio *bio)
 	req->data = bio;
 	req->owner_data = bio_start_io_acct(bio);
 	if (!aioloop_fast_path(lo, bio))
-		aioloop_queue_slow(lo, req);
+		aioloop_queue_blocking(lo, req);
 	else if (aioloop_may_submit_direct())
 		aioloop_submit_direct(lo, req);
 	else
@@ -509,8 +534,8 @@ static void aioloop_free_disk(struct gendisk *disk)
 {
 	struct aioloop_device *lo = disk->private_data;
 
-	if (lo->sync_wq)
-		destroy_workqueue(lo->sync_wq);
+	if (lo->wq)
+		destroy_workqueue(lo->wq);
 	percpu_ref_exit(&lo->inflight);
 	free_percpu(lo->queues);
 	free_percpu(lo->stats);
@@ -549,6 +574,9 @@ static struct aioloop_device *aioloop_alloc(void)
 		INIT_WORK(&q->work, aioloop_queue_work);
 		q->lo = lo;
 	}
+	init_llist_head(&lo->worker.list);
+	INIT_WORK(&lo->worker.work, aioloop_worker_fn);
+	lo->worker.lo = lo;
 	mutex_init(&lo->lock);
 	init_completion(&lo->drained);
 	return lo;
@@ -801,14 +829,10 @@ static int __init aioloop_init(void)
 					     WQ_HIGHPRI, 0);
 	if (!aioloop_unbound_wq)
 		goto err_wq;
-	aioloop_blk_wq = alloc_workqueue(AIOLOOP_NAME "_blk",
-					 WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!aioloop_blk_wq)
-		goto err_unbound_wq;
 
 	err = register_blkdev(0, AIOLOOP_NAME);
 	if (err < 0)
-		goto err_blk_wq;
+		goto err_unbound_wq;
 	aioloop_major = err;
 
 	err = misc_register(&aioloop_misc);
@@ -830,8 +854,6 @@ err_devices:
 	aioloop_del_all();
 err_blkdev:
 	unregister_blkdev(aioloop_major, AIOLOOP_NAME);
-err_blk_wq:
-	destroy_workqueue(aioloop_blk_wq);
 err_unbound_wq:
 	destroy_workqueue(aioloop_unbound_wq);
 err_wq:
@@ -847,7 +869,6 @@ static void __exit aioloop_exit(void)
 	aioloop_del_all();
 	idr_destroy(&aioloop_idr);
 	unregister_blkdev(aioloop_major, AIOLOOP_NAME);
-	destroy_workqueue(aioloop_blk_wq);
 	destroy_workqueue(aioloop_unbound_wq);
 	destroy_workqueue(aioloop_wq);
 	kaio_exit();

@@ -406,11 +406,11 @@ static int aioloop_configure(struct aioloop_device *lo, bool dev_write,
 	err = aioloop_check_config(lo, config, file);
 	if (err)
 		goto out_unlock;
-	if (!lo->sync_wq) {
-		lo->sync_wq = alloc_ordered_workqueue(AIOLOOP_NAME "%d",
-						      WQ_MEM_RECLAIM,
-						      lo->number);
-		if (!lo->sync_wq) {
+	if (!lo->wq) {
+		lo->wq = alloc_workqueue(AIOLOOP_NAME "%d",
+					 WQ_UNBOUND | WQ_MEM_RECLAIM, 0,
+					 lo->number);
+		if (!lo->wq) {
 			err = -ENOMEM;
 			goto out_unlock;
 		}

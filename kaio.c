@@ -14,6 +14,11 @@
  * queued request holds two references, as fs/aio.c's do: one for the
  * submission, dropped when ->read_iter() returns -EIOCBQUEUED, and one
  * for ->ki_complete.  Whichever goes last completes the request.
+ *
+ * kaio has no thread of its own: a request that must be issued again from
+ * a context that may block goes to its owner's ->punt(), so that each
+ * owner (each aioloop device) retries on its own workers and one owner's
+ * blocked retries never hold up another's.
  */
 #define pr_fmt(fmt) "aioloop: " fmt
 
@@ -30,7 +35,6 @@
 
 static struct kmem_cache *kaio_cache;
 static mempool_t *kaio_pool;
-static struct workqueue_struct *kaio_wq;
 
 int kaio_init(void)
 {
@@ -40,14 +44,8 @@ int kaio_init(void)
 	kaio_pool = mempool_create_slab_pool(KAIO_POOL_MIN, kaio_cache);
 	if (!kaio_pool)
 		goto err_cache;
-	/* Resubmissions may block in the file system: unbound, reclaim-safe. */
-	kaio_wq = alloc_workqueue("kaio", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!kaio_wq)
-		goto err_pool;
 	return 0;
 
-err_pool:
-	mempool_destroy(kaio_pool);
 err_cache:
 	kmem_cache_destroy(kaio_cache);
 err:
@@ -56,7 +54,6 @@ err:
 
 void kaio_exit(void)
 {
-	destroy_workqueue(kaio_wq);
 	mempool_destroy(kaio_pool);
 	kmem_cache_destroy(kaio_cache);
 }
@@ -100,14 +97,19 @@ void kaio_init_iter(struct kaio_req *req, struct file *file, enum kaio_op op,
 }
 
 /**
- * kaio_init_callback - set the completion callback
+ * kaio_init_callback - set the completion and retry callbacks
  * @req: request
  * @fn: called exactly once with the bytes transferred or a negative errno
+ * @punt: called, from any context, for a request that must be issued
+ *	  again from a context that may block; it hands @req to a worker,
+ *	  which calls kaio_resubmit()
  * @data: for the caller, in req->data
  */
-void kaio_init_callback(struct kaio_req *req, kaio_done_fn fn, void *data)
+void kaio_init_callback(struct kaio_req *req, kaio_done_fn fn,
+			kaio_punt_fn punt, void *data)
 {
 	req->done_fn = fn;
+	req->punt_fn = punt;
 	req->data = data;
 }
 
@@ -154,24 +156,21 @@ static void kaio_issue(struct kaio_req *req)
 	kaio_complete(iocb, ret);
 }
 
-static void kaio_resubmit_work(struct work_struct *work)
+/**
+ * kaio_resubmit - issue a punted request again
+ * @req: request handed to the owner's punt callback
+ *
+ * From a context that may block, with no bio list active: this call
+ * blocks where the file system does.
+ */
+void kaio_resubmit(struct kaio_req *req)
 {
-	struct kaio_req *req = container_of(work, struct kaio_req, work);
-	unsigned int noio = memalloc_noio_save();
-
 	kaio_issue(req);
-	memalloc_noio_restore(noio);
-}
-
-static void kaio_punt(struct kaio_req *req)
-{
-	INIT_WORK(&req->work, kaio_resubmit_work);
-	queue_work(kaio_wq, &req->work);
 }
 
 /*
  * ->ki_complete: may run in interrupt context, so anything that calls into
- * the file system again goes through kaio_wq.
+ * the file system again goes to the owner's ->punt().
  */
 static void kaio_complete(struct kiocb *iocb, long ret)
 {
@@ -189,14 +188,14 @@ static void kaio_complete(struct kiocb *iocb, long ret)
 	    (req->flags & KAIO_NOWAIT)) {
 		kaio_stat_inc(req, eagain);
 		req->flags &= ~KAIO_NOWAIT;
-		kaio_punt(req);
+		req->punt_fn(req);
 		return;
 	}
 	if (ret > 0) {
 		req->done += min_t(size_t, ret, req->count - req->done);
 		if (req->done < req->count) {
 			kaio_stat_inc(req, resubmits);
-			kaio_punt(req);
+			req->punt_fn(req);
 			return;
 		}
 	}

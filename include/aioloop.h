@@ -43,6 +43,7 @@ enum aioloop_sync_reason {
 
 /* kaio_req.owner_flags */
 #define AIOLOOP_REQ_BUFFERED	(1U << 0)	/* serve through the page cache */
+#define AIOLOOP_REQ_RETRY	(1U << 1)	/* kaio_resubmit() it */
 
 /* Per-CPU I/O counters, summed for sysfs. */
 struct aioloop_stats {
@@ -53,6 +54,17 @@ struct aioloop_stats {
 	u64 discards;
 	u64 errors;
 	u64 dio_retries;	/* -EINVAL from O_DIRECT, served buffered */
+};
+
+/*
+ * A device's blocking work: requests that may sleep in the backing file
+ * system (blocking retries, flushes, discards, sync mode) wait here and
+ * one work item on the device's own workqueue serves them in order.
+ */
+struct aioloop_worker {
+	struct llist_head	list;
+	struct work_struct	work;
+	struct aioloop_device	*lo;
 };
 
 /* Per-CPU submission queue: bios wait here for the CPU's worker. */
@@ -88,7 +100,8 @@ struct aioloop_device {
 	struct completion	drained;
 	struct aioloop_queue __percpu *queues;
 	struct aioloop_stats __percpu *stats;
-	struct workqueue_struct	*sync_wq;	/* ordered; sync mode and flushes */
+	struct workqueue_struct	*wq;		/* the device's own, for @worker */
+	struct aioloop_worker	worker;
 };
 
 #define aio_err(lo, fmt, ...) \

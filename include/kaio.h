@@ -6,16 +6,19 @@
  * Usage:
  *	req = kaio_alloc(GFP_NOIO);		never fails with GFP_NOIO
  *	kaio_init_iter(req, file, KAIO_READ, &iter, pos);
- *	kaio_init_callback(req, done, data);
+ *	kaio_init_callback(req, done, punt, data);
  *	kaio_submit(req);
  *
  * @done(req, ret) is called exactly once, from the submitter's context if
  * the file system completed the I/O inline or completed it before its
  * ->read_iter() returned, else from its completion context (possibly
  * hard or soft interrupt).  @ret is the number of bytes
- * transferred, or a negative errno.  Short transfers are resubmitted for
- * the remainder from a worker; if the file system makes no progress (end
- * of file on a read), @done gets the short count and the caller decides.
+ * transferred, or a negative errno.  A request that must be issued again
+ * (the blocking retry of an IOCB_NOWAIT attempt, or the remainder of a
+ * short transfer) goes to @punt(req), from any context: the caller's
+ * worker then calls kaio_resubmit(req).  If the file system makes no
+ * progress (end of file on a read), @done gets the short count and the
+ * caller decides.
  * The caller owns @req again inside @done and frees it with kaio_free().
  *
  * The iterator is copied into the request and never modified in the
@@ -28,7 +31,6 @@
 #include <linux/fs.h>
 #include <linux/uio.h>
 #include <linux/llist.h>
-#include <linux/workqueue.h>
 
 enum kaio_op {
 	KAIO_READ,
@@ -41,6 +43,7 @@ enum kaio_op {
 
 struct kaio_req;
 typedef void (*kaio_done_fn)(struct kaio_req *req, long ret);
+typedef void (*kaio_punt_fn)(struct kaio_req *req);
 
 struct kaio_stats {
 	u64 submitted;		/* calls into ->read_iter/->write_iter */
@@ -61,19 +64,16 @@ struct kaio_req {
 	size_t			count;
 	size_t			done;
 	kaio_done_fn		done_fn;
+	kaio_punt_fn		punt_fn;
 	void			*data;
 	atomic_t		ref;		/* submission + ->ki_complete */
 	long			result;		/* ->ki_complete's, for the last ref */
 	struct kaio_stats __percpu *stats;	/* optional */
 
-	/*
-	 * Free for the owner's use while it holds the request (before
-	 * kaio_submit() and from @done on); kaio uses @work in between.
-	 */
+	/* For the owner's use; kaio never touches them. */
 	unsigned int		owner_flags;
 	unsigned long		owner_data;
 	struct llist_node	node;
-	struct work_struct	work;
 };
 
 int kaio_init(void);
@@ -83,7 +83,9 @@ struct kaio_req *kaio_alloc(gfp_t gfp);
 void kaio_free(struct kaio_req *req);
 void kaio_init_iter(struct kaio_req *req, struct file *file, enum kaio_op op,
 		    const struct iov_iter *iter, loff_t pos);
-void kaio_init_callback(struct kaio_req *req, kaio_done_fn fn, void *data);
+void kaio_init_callback(struct kaio_req *req, kaio_done_fn fn,
+			kaio_punt_fn punt, void *data);
 void kaio_submit(struct kaio_req *req);
+void kaio_resubmit(struct kaio_req *req);
 
 #endif /* AIOLOOP_KAIO_H */

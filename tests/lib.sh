@@ -173,7 +173,8 @@ mkfile() {
 }
 
 # fio_verify DEV [SIZE [MINBS]]: crc32c-verified random writes with mixed
-# block sizes from 512 bytes (or MINBS: 4k) to 1 MiB, two jobs on
+# block sizes from 512 bytes (or MINBS: 4k) to 1 MiB (or $BSSPLIT),
+# $NUMJOBS jobs (default 2) at queue depth $IODEPTH (default 32) on
 # disjoint SIZE regions (default 32m each)
 fio_verify() {
 	_out=/tmp/fio-verify.$$
@@ -182,7 +183,8 @@ fio_verify() {
 	4k) _bs=4k/45:16k/20:64k/15:256k/10:1m/10 ;;
 	*) fail "fio_verify: MINBS is 512 or 4k" ;;
 	esac
-	if ! DEV=$1 SIZE=${2:-32m} BSSPLIT=$_bs BA=${3:-512} \
+	if ! DEV=$1 SIZE=${2:-32m} BSSPLIT=${BSSPLIT:-$_bs} BA=${3:-512} \
+		NUMJOBS=${NUMJOBS:-2} IODEPTH=${IODEPTH:-32} \
 		fio --eta=never --output="$_out" /tests/fio/verify.fio; then
 		grep -v '^fio: io_u error' "$_out" | head -60
 		grep '^fio: io_u error' "$_out" | head -5
