@@ -30,8 +30,9 @@ if [ "${KERNEL:-}" = debug ]; then
 	# The ACPI interpreter is so slow there that each PCI interrupt
 	# routing (_PRT) evaluation hits its 30 s loop timeout: route
 	# interrupts without ACPI. slub_debug=A marks the kaio_req cache for
-	# failslab's cache filter (tests/cases/failslab_*.sh).
-	VM_APPEND="kasan_multi_shot acpi=noirq slub_debug=A,kaio_req ${VM_APPEND:-}"
+	# failslab's cache filter (tests/cases/failslab_*.sh). brd is built
+	# in: one 1 GiB RAM disk, as tests/helpers/chain.sh loads it.
+	VM_APPEND="kasan_multi_shot acpi=noirq slub_debug=A,kaio_req brd.rd_nr=1 brd.rd_size=1048576 ${VM_APPEND:-}"
 fi
 AIOTEST=${AIOTEST:-shell}
 TAG=${TAG:-$AIOTEST}
