@@ -14,7 +14,7 @@
 #   VM_APPEND="..."          extra kernel parameters
 #   SMP=n MEM=size           vCPUs and memory (default 2 and 3G)
 #   KERNEL=debug             boot the debug kernel (scripts/build-debug-kernel.sh;
-#                            longer default timeouts: 7200, 900 and 900)
+#                            longer default timeouts: 10800, 2400 and 900)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -24,8 +24,9 @@ KIMAGE=/boot/vmlinuz-$KVER
 if [ "${KERNEL:-}" = debug ]; then
 	# KASAN, lockdep and kmemleak make everything several times slower
 	KIMAGE=$(scripts/build-debug-kernel.sh --env | sed -n 's/^KIMAGE=//p')
-	VM_TIMEOUT=${VM_TIMEOUT:-7200}
-	TEST_TIMEOUT=${TEST_TIMEOUT:-900}
+	# (the stacking tests' chains take about 20 minutes each there)
+	VM_TIMEOUT=${VM_TIMEOUT:-10800}
+	TEST_TIMEOUT=${TEST_TIMEOUT:-2400}
 	BOOT_TIMEOUT=${BOOT_TIMEOUT:-900}
 	# The ACPI interpreter is so slow there that each PCI interrupt
 	# routing (_PRT) evaluation hits its 30 s loop timeout: route
