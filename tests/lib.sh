@@ -271,11 +271,17 @@ umount_all() {
 	done
 }
 
-# Undo what a test may have left behind: mounts under /mnt, aioloop
-# devices, the aioloop module, other test block devices. Fails when
-# something could not be undone.
+# Undo what a test may have left behind: swap, offline CPUs, mounts
+# under /mnt, aioloop devices, the aioloop module, other test block
+# devices. Fails when something could not be undone.
 aiotest_cleanup() {
 	_rc=0
+	# swap a test left on keeps its device busy; an offline CPU slows
+	# every later test
+	swapoff -a 2>/dev/null || true
+	for _c in /sys/devices/system/cpu/cpu*/online; do
+		[ "$(cat "$_c" 2>/dev/null)" = 0 ] && echo 1 >"$_c"
+	done
 	for _pass in 1 2 3; do
 		umount_all
 		if [ -d /sys/module/aioloop ]; then

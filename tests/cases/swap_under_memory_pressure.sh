@@ -5,7 +5,8 @@
 # (every page written out is a first write: the blocking path, from
 # reclaim): a 320 MiB tmpfs working set written from a memory cgroup
 # limited to 96 MiB is pushed out to it and read back verified, with no
-# hang (the test's time limit), no OOM kill and no hung-task report.
+# hang (the test's time limit), no OOM kill and (the harness's dmesg
+# check) no hung-task report.
 . /tests/lib.sh
 
 CG=/sys/fs/cgroup
@@ -51,6 +52,6 @@ rmdir $CG/swaptest
 expect_ok swapoff "$dev"
 detach "$dev"
 unload_aioloop
-if dmesg | grep -E 'blocked for more than|Out of memory'; then
-	fail "hung task or OOM reported"
+if dmesg | grep 'Out of memory'; then
+	fail "OOM reported"
 fi

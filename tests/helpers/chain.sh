@@ -11,9 +11,9 @@
 # table init running (write zeroes on every level below), and attached
 # with util-linux losetup: stock loop with --direct-io=on, or
 # /dev/aioloopN. On the top device: fio verify (1 and 4 jobs at QD32, 4
-# jobs of small writes at QD128), then an
-# ext4 with fsync after every few writes and an fstrim (discards through
-# every level), fsck clean on every level on the way down.
+# jobs of small writes at QD128), then an ext4 with fsync after every few
+# writes and an fstrim (discards through every level), fsck clean on
+# every level on the way down.
 
 CHAIN_SIZES="700M 450M 200M"
 CHAIN_DEVS=
@@ -149,7 +149,8 @@ cpu1_online() {
 # and on both drivers once more with one CPU online. On the debug kernel
 # (KASAN, lockdep: several times slower) each aioloop path runs once and
 # stock loop not at all. The test's time limit bounds a hang; a stall of
-# the kernel (hung task) fails it.
+# the kernel fails it through the harness's dmesg check (hung_task at
+# 30 s here).
 chain_test() {
 	_rounds=$2 _peer=loop
 	case $(uname -r) in
@@ -174,7 +175,4 @@ chain_test() {
 	[ -n "$_peer" ] && chain_round $_peer "$1"
 	chain_round aioloop "$1"
 	cpu1_online 1
-	if dmesg | grep -E 'blocked for more than|hung_task'; then
-		fail "hung task reported"
-	fi
 }
