@@ -3,23 +3,10 @@
  * aioloop: a loop-compatible block device that serves bios with
  * asynchronous O_DIRECT I/O on the backing file.
  *
- * Dispatch:
- *  - Reads and writes are submitted with IOCB_NOWAIT straight from
- *    ->submit_bio(), in the caller's context (aioloop_submit_direct()),
- *    when that context allows it; completions run in the file system's
- *    completion context and end the bio there.
- *  - Otherwise the bio's kaio request is queued on a per-CPU list, and
- *    the CPU's worker takes the whole list, plugs, and submits every
- *    request with IOCB_NOWAIT.
- *  - Whatever may block in the backing file system goes to the device's
- *    own worker, which serves it in order, one request at a time:
- *    blocking retries of -EAGAIN and short transfers, flushes, discards,
- *    write zeroes, writes with REQ_PREFLUSH, and in sync mode (no
- *    O_DIRECT possible, or asked for) every bio, with buffered
- *    vfs_iter_read()/vfs_iter_write().  No thread is shared between
- *    devices on this path: a device stacked on a file system on another
- *    aioloop device waits for the lower device's worker, never for a
- *    thread that the upper device's blocked work occupies.
+ * This file holds the device: the gendisk, its life cycle, the control
+ * node /dev/aioloop-control and the module.  The data path, from a bio
+ * to the backing file and back, is in submit.c; the loop ioctls are in
+ * ioctl.c.
  *
  * Copyright (C) 2026 The aioloop authors
  */
@@ -30,11 +17,8 @@
 #include <linux/init.h>
 #include <linux/fs.h>
 #include <linux/file.h>
-#include <linux/falloc.h>
 #include <linux/idr.h>
 #include <linux/miscdevice.h>
-#include <linux/sched/mm.h>
-#include <linux/sched/task_stack.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
@@ -55,32 +39,9 @@ module_param_named(direct_io, aioloop_direct_io, bool, 0644);
 MODULE_PARM_DESC(direct_io,
 		 "Serve bios with O_DIRECT asynchronous I/O when the backing allows it (default Y); N attaches in sync mode");
 
-static bool nowait = true;
-module_param(nowait, bool, 0644);
-MODULE_PARM_DESC(nowait,
-		 "Try IOCB_NOWAIT from the per-CPU workers first and punt to a blocking worker on -EAGAIN (default Y)");
-
-static bool same_cpu = true;
-module_param(same_cpu, bool, 0644);
-MODULE_PARM_DESC(same_cpu,
-		 "Run each CPU's submission worker on that CPU (default Y); N lets the scheduler place it, so that submission and file system work can overlap on different CPUs");
-
-static bool direct_submit = true;
-module_param(direct_submit, bool, 0644);
-MODULE_PARM_DESC(direct_submit,
-		 "Submit reads and writes to the backing file from the caller's context when it can (default Y); N hands every one to a per-CPU worker");
-
 static int aioloop_major;
 static DEFINE_IDR(aioloop_idr);
 DEFINE_MUTEX(aioloop_ctl_mutex);	/* aioloop_idr, idr_visible */
-
-/*
- * Submission workers: one work item per CPU and device, on the bound
- * workqueue with same_cpu, else on the unbound one.  They submit with
- * IOCB_NOWAIT only; blocking work goes to the device's own worker.
- */
-static struct workqueue_struct *aioloop_wq;
-static struct workqueue_struct *aioloop_unbound_wq;
 
 static const struct block_device_operations aioloop_fops;
 
@@ -122,387 +83,6 @@ void aioloop_undrain(struct aioloop_device *lo)
 {
 	percpu_ref_resurrect(&lo->inflight);
 	blk_mq_unfreeze_queue(lo->disk->queue);
-}
-
-/* ---- completion ---------------------------------------------------------- */
-
-static blk_status_t aioloop_errno_to_status(long err)
-{
-	switch (err) {
-	case 0:
-		return BLK_STS_OK;
-	case -ENOSPC:
-		return BLK_STS_NOSPC;
-	case -EOPNOTSUPP:
-		return BLK_STS_NOTSUPP;
-	default:
-		return BLK_STS_IOERR;
-	}
-}
-
-static inline struct aioloop_device *aioloop_bio_dev(struct bio *bio)
-{
-	return bio->bi_bdev->bd_disk->private_data;
-}
-
-/* Ends the bio and drops everything it held.  Any context. */
-static void aioloop_end(struct kaio_req *req, long err)
-{
-	struct bio *bio = req->data;
-	struct aioloop_device *lo = aioloop_bio_dev(bio);
-
-	if (err) {
-		bio->bi_status = aioloop_errno_to_status(err);
-		this_cpu_inc(lo->stats->errors);
-	}
-	bio_end_io_acct(bio, req->owner_data);
-	kaio_free(req);
-	bio_endio(bio);
-	percpu_ref_put(&lo->inflight);
-}
-
-/* Zero the part of a read bio past the first @done bytes. */
-static void aioloop_zero_tail(struct bio *bio, size_t done)
-{
-	struct bvec_iter iter = bio->bi_iter;
-	struct bio_vec bv;
-
-	bio_advance_iter(bio, &iter, done);
-	__bio_for_each_segment(bv, bio, iter, iter)
-		memzero_bvec(&bv);
-}
-
-static void aioloop_queue_blocking(struct aioloop_device *lo,
-				   struct kaio_req *req);
-
-/*
- * A transfer finished with @ret bytes or an errno.  A read that stops
- * short at the end of the backing file reads zeroes beyond, as loop's
- * does; a short write is an error, never a silent success.
- */
-static void aioloop_rw_done(struct kaio_req *req, long ret)
-{
-	struct bio *bio = req->data;
-	struct aioloop_device *lo = aioloop_bio_dev(bio);
-
-	if (ret == -EINVAL && !(req->owner_flags & AIOLOOP_REQ_BUFFERED)) {
-		/* O_DIRECT refused this one (alignment): serve it buffered. */
-		this_cpu_inc(lo->stats->dio_retries);
-		req->owner_flags |= AIOLOOP_REQ_BUFFERED;
-		aioloop_queue_blocking(lo, req);
-		return;
-	}
-	if (ret >= 0 && ret < bio->bi_iter.bi_size) {
-		if (op_is_write(bio_op(bio))) {
-			ret = -EIO;
-		} else {
-			aioloop_zero_tail(bio, ret);
-			ret = 0;
-		}
-	}
-	aioloop_end(req, ret < 0 ? ret : 0);
-}
-
-static inline loff_t aioloop_bio_pos(struct aioloop_device *lo,
-				     struct bio *bio)
-{
-	return ((loff_t)bio->bi_iter.bi_sector << SECTOR_SHIFT) + lo->offset;
-}
-
-/* ---- aio path ------------------------------------------------------------ */
-
-/* kaio's retry of @req, from any context: the device's worker reissues it. */
-static void aioloop_punt(struct kaio_req *req)
-{
-	req->owner_flags |= AIOLOOP_REQ_RETRY;
-	aioloop_queue_blocking(aioloop_bio_dev(req->data), req);
-}
-
-static void aioloop_submit_aio(struct aioloop_device *lo,
-			       struct kaio_req *req, unsigned int flags)
-{
-	struct bio *bio = req->data;
-	bool write = op_is_write(bio_op(bio));
-	struct iov_iter iter;
-
-	aioloop_bio_iter(bio, &iter, write ? ITER_SOURCE : ITER_DEST);
-	kaio_init_iter(req, lo->dio_file, write ? KAIO_WRITE : KAIO_READ,
-		       &iter, aioloop_bio_pos(lo, bio));
-	kaio_init_callback(req, aioloop_rw_done, aioloop_punt, bio);
-	req->flags = flags;
-	if (write && (bio->bi_opf & REQ_FUA))
-		req->flags |= KAIO_DSYNC;
-	req->stats = &lo->stats->kaio;
-	kaio_submit(req);
-}
-
-/* The CPU's worker: submit everything queued on this CPU, plugged. */
-static void aioloop_queue_work(struct work_struct *work)
-{
-	struct aioloop_queue *q = container_of(work, struct aioloop_queue,
-					       work);
-	unsigned int flags = READ_ONCE(nowait) ? KAIO_NOWAIT : 0;
-	struct llist_node *list;
-	struct kaio_req *req, *next;
-	struct blk_plug plug;
-	unsigned int noio;
-
-	list = llist_reverse_order(llist_del_all(&q->list));
-	noio = memalloc_noio_save();
-	blk_start_plug(&plug);
-	llist_for_each_entry_safe(req, next, list, node)
-		aioloop_submit_aio(q->lo, req, flags);
-	blk_finish_plug(&plug);
-	memalloc_noio_restore(noio);
-}
-
-/* ---- blocking path: flush, discard, zeroes, sync mode -------------------- */
-
-static int aioloop_flush(struct aioloop_device *lo)
-{
-	this_cpu_inc(lo->stats->flushes);
-	return vfs_fsync(lo->file, 0);
-}
-
-static int aioloop_fallocate(struct aioloop_device *lo, struct bio *bio)
-{
-	struct file *file = lo->file;
-	loff_t pos = aioloop_bio_pos(lo, bio);
-	loff_t len = bio->bi_iter.bi_size;
-	int mode = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE;
-	int ret;
-
-	if (!file->f_op->fallocate)
-		return -EOPNOTSUPP;
-	this_cpu_inc(lo->stats->discards);
-	/* Keep the blocks allocated only when asked to (REQ_NOUNMAP). */
-	if (bio_op(bio) == REQ_OP_WRITE_ZEROES && (bio->bi_opf & REQ_NOUNMAP)) {
-		ret = vfs_fallocate(file, FALLOC_FL_KEEP_SIZE |
-				    FALLOC_FL_ZERO_RANGE, pos, len);
-		if (ret != -EOPNOTSUPP)
-			return ret;
-	}
-	ret = vfs_fallocate(file, mode, pos, len);
-	if (ret == -EINVAL)
-		ret = -EOPNOTSUPP;
-	return ret;
-}
-
-/* Buffered transfer of the whole bio; returns bytes done or an errno. */
-static long aioloop_sync_rw(struct aioloop_device *lo, struct bio *bio)
-{
-	struct file *file = lo->file;
-	bool write = op_is_write(bio_op(bio));
-	loff_t pos = aioloop_bio_pos(lo, bio);
-	loff_t start = pos;
-	struct iov_iter iter;
-	size_t count, done = 0;
-	ssize_t ret = 0;
-
-	count = aioloop_bio_iter(bio, &iter, write ? ITER_SOURCE : ITER_DEST);
-	this_cpu_inc(lo->stats->sync_ios);
-	if (write)
-		file_start_write(file);
-	while (done < count) {
-		if (write)
-			ret = vfs_iter_write(file, &iter, &pos, 0);
-		else
-			ret = vfs_iter_read(file, &iter, &pos, 0);
-		if (ret <= 0)
-			break;
-		done += ret;
-	}
-	if (write)
-		file_end_write(file);
-	if (ret < 0)
-		return ret;
-	if (write && (bio->bi_opf & REQ_FUA) && done) {
-		ret = vfs_fsync_range(file, start, start + done - 1, 1);
-		if (ret)
-			return ret;
-	}
-	return done;
-}
-
-static void aioloop_serve_blocking(struct aioloop_device *lo,
-				   struct kaio_req *req)
-{
-	struct bio *bio = req->data;
-	int err = 0;
-
-	if (bio->bi_opf & REQ_PREFLUSH) {
-		err = aioloop_flush(lo);
-		if (err)
-			goto end;
-	}
-
-	switch (bio_op(bio)) {
-	case REQ_OP_FLUSH:
-		break;
-	case REQ_OP_DISCARD:
-	case REQ_OP_WRITE_ZEROES:
-		err = aioloop_fallocate(lo, bio);
-		break;
-	case REQ_OP_READ:
-	case REQ_OP_WRITE:
-		if (!bio->bi_iter.bi_size)
-			break;
-		if (lo->mode == AIOLOOP_MODE_AIO &&
-		    !(req->owner_flags & AIOLOOP_REQ_BUFFERED)) {
-			aioloop_submit_aio(lo, req, 0);
-			return;
-		}
-		req->owner_flags |= AIOLOOP_REQ_BUFFERED;
-		aioloop_rw_done(req, aioloop_sync_rw(lo, bio));
-		return;
-	default:
-		err = -EOPNOTSUPP;
-		break;
-	}
-end:
-	aioloop_end(req, err);
-}
-
-/*
- * The device's worker: serves everything queued, in order.  A request
- * that blocks holds up only this device's later blocking work (as in
- * loop, whose worker serves one command after another), and at most one
- * thread of the device sleeps in the backing file system.
- */
-static void aioloop_worker_fn(struct work_struct *work)
-{
-	struct aioloop_worker *w = container_of(work, struct aioloop_worker,
-						work);
-	struct llist_node *list;
-	struct kaio_req *req, *next;
-	unsigned int noio;
-
-	list = llist_reverse_order(llist_del_all(&w->list));
-	noio = memalloc_noio_save();
-	llist_for_each_entry_safe(req, next, list, node) {
-		if (req->owner_flags & AIOLOOP_REQ_RETRY) {
-			req->owner_flags &= ~AIOLOOP_REQ_RETRY;
-			kaio_resubmit(req);
-		} else {
-			aioloop_serve_blocking(w->lo, req);
-		}
-		cond_resched();
-	}
-	memalloc_noio_restore(noio);
-}
-
-/* Any context; the first request of a batch queues the work. */
-static void aioloop_queue_blocking(struct aioloop_device *lo,
-				   struct kaio_req *req)
-{
-	if (llist_add(&req->node, &lo->worker.list))
-		queue_work(lo->wq, &lo->worker.work);
-}
-
-/* ---- submission ---------------------------------------------------------- */
-
-static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req)
-{
-	struct aioloop_queue *q = get_cpu_ptr(lo->queues);
-
-	/*
-	 * Only the first request of a batch queues the work.  The work
-	 * function is safe to run concurrently with itself, which happens
-	 * for a moment if same_cpu changes while it runs.
-	 */
-	if (llist_add(&req->node, &q->list))
-		queue_work_on(smp_processor_id(),
-			      READ_ONCE(same_cpu) ? aioloop_wq :
-						    aioloop_unbound_wq,
-			      &q->work);
-	put_cpu_ptr(lo->queues);
-}
-
-/*
- * Calling the backing file system from ->submit_bio() saves the hand-off
- * to a worker: one wakeup and two context switches per bio.  It needs:
- *  - a task context with stack to spare: the call goes down through a
- *    second file system and block stack (a chain of aioloop devices
- *    ends up on the workers);
- *  - under lockdep, a caller holding no lock: a file system on top and
- *    the backing one take locks of the same classes (i_rwsem,
- *    i_data_sem) on different inodes, which lockdep cannot tell apart.
- */
-#define AIOLOOP_DIRECT_STACK	(THREAD_SIZE / 2)
-
-static bool aioloop_may_submit_direct(void)
-{
-	unsigned long sp = (unsigned long)__builtin_frame_address(0);
-	unsigned long low = (unsigned long)task_stack_page(current);
-
-	if (!READ_ONCE(direct_submit) || !in_task())
-		return false;
-	if (sp < low || sp - low < AIOLOOP_DIRECT_STACK)
-		return false;
-	return !lockdep_depth(current);
-}
-
-/*
- * The per-task state a ->submit_bio() caller carries is set aside for
- * the call: bios the file system submits go out at once instead of
- * waiting on the caller's current->bio_list until we return (a file
- * system waiting for one of its own reads would deadlock), a journal
- * handle of the caller's file system is not taken for the backing
- * one's, and no allocation recurses into I/O.
- */
-static void aioloop_submit_direct(struct aioloop_device *lo,
-				  struct kaio_req *req)
-{
-	struct bio_list *bio_list = current->bio_list;
-	void *journal_info = current->journal_info;
-	unsigned int noio = memalloc_noio_save();
-
-	this_cpu_inc(lo->stats->direct);
-	current->bio_list = NULL;
-	current->journal_info = NULL;
-	aioloop_submit_aio(lo, req, KAIO_NOWAIT);
-	current->journal_info = journal_info;
-	current->bio_list = bio_list;
-	memalloc_noio_restore(noio);
-}
-
-static bool aioloop_fast_path(struct aioloop_device *lo, struct bio *bio)
-{
-	if (lo->mode != AIOLOOP_MODE_AIO)
-		return false;
-	if (bio_op(bio) != REQ_OP_READ && bio_op(bio) != REQ_OP_WRITE)
-		return false;
-	if (bio->bi_opf & REQ_PREFLUSH)
-		return false;
-	/* Without IOCB_NOWAIT a submission may block: one worker each. */
-	return READ_ONCE(nowait) && lo->nowait_ok;
-}
-
-static void aioloop_submit_bio(struct bio *bio)
-{
-	struct aioloop_device *lo = aioloop_bio_dev(bio);
-	struct kaio_req *req;
-
-	if (!percpu_ref_tryget_live(&lo->inflight)) {
-		bio_io_error(bio);
-		return;
-	}
-	if (READ_ONCE(lo->state) != AIOLOOP_BOUND ||
-	    (op_is_write(bio_op(bio)) && (lo->flags & LO_FLAGS_READ_ONLY))) {
-		bio_io_error(bio);
-		percpu_ref_put(&lo->inflight);
-		return;
-	}
-
-	req = kaio_alloc(GFP_NOIO);
-	req->data = bio;
-	req->owner_data = bio_start_io_acct(bio);
-	if (!aioloop_fast_path(lo, bio))
-		aioloop_queue_blocking(lo, req);
-	else if (aioloop_may_submit_direct())
-		aioloop_submit_direct(lo, req);
-	else
-		aioloop_queue_fast(lo, req);
 }
 
 /* ---- block device -------------------------------------------------------- */
@@ -555,7 +135,6 @@ static const struct block_device_operations aioloop_fops = {
 static struct aioloop_device *aioloop_alloc(void)
 {
 	struct aioloop_device *lo;
-	int cpu;
 
 	lo = kzalloc(sizeof(*lo), GFP_KERNEL);
 	if (!lo)
@@ -567,16 +146,7 @@ static struct aioloop_device *aioloop_alloc(void)
 	lo->stats = alloc_percpu(struct aioloop_stats);
 	if (!lo->queues || !lo->stats)
 		goto err_percpu;
-	for_each_possible_cpu(cpu) {
-		struct aioloop_queue *q = per_cpu_ptr(lo->queues, cpu);
-
-		init_llist_head(&q->list);
-		INIT_WORK(&q->work, aioloop_queue_work);
-		q->lo = lo;
-	}
-	init_llist_head(&lo->worker.list);
-	INIT_WORK(&lo->worker.work, aioloop_worker_fn);
-	lo->worker.lo = lo;
+	aioloop_submit_init_dev(lo);
 	mutex_init(&lo->lock);
 	init_completion(&lo->drained);
 	return lo;
@@ -819,20 +389,13 @@ static int __init aioloop_init(void)
 	err = kaio_init();
 	if (err)
 		return err;
-	err = -ENOMEM;
-	aioloop_wq = alloc_workqueue(AIOLOOP_NAME, WQ_MEM_RECLAIM | WQ_HIGHPRI,
-				     0);
-	if (!aioloop_wq)
+	err = aioloop_submit_init();
+	if (err)
 		goto err_kaio;
-	aioloop_unbound_wq = alloc_workqueue(AIOLOOP_NAME "_sub",
-					     WQ_UNBOUND | WQ_MEM_RECLAIM |
-					     WQ_HIGHPRI, 0);
-	if (!aioloop_unbound_wq)
-		goto err_wq;
 
 	err = register_blkdev(0, AIOLOOP_NAME);
 	if (err < 0)
-		goto err_unbound_wq;
+		goto err_submit;
 	aioloop_major = err;
 
 	err = misc_register(&aioloop_misc);
@@ -854,10 +417,8 @@ err_devices:
 	aioloop_del_all();
 err_blkdev:
 	unregister_blkdev(aioloop_major, AIOLOOP_NAME);
-err_unbound_wq:
-	destroy_workqueue(aioloop_unbound_wq);
-err_wq:
-	destroy_workqueue(aioloop_wq);
+err_submit:
+	aioloop_submit_exit();
 err_kaio:
 	kaio_exit();
 	return err;
@@ -869,8 +430,7 @@ static void __exit aioloop_exit(void)
 	aioloop_del_all();
 	idr_destroy(&aioloop_idr);
 	unregister_blkdev(aioloop_major, AIOLOOP_NAME);
-	destroy_workqueue(aioloop_unbound_wq);
-	destroy_workqueue(aioloop_wq);
+	aioloop_submit_exit();
 	kaio_exit();
 }
 

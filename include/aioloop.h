@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * aioloop: internal interfaces between aioloop.c (device, I/O dispatch),
- * ioctl.c (loop-compatible configuration), sysfs.c and iov_iter_bvec.c.
+ * aioloop: internal interfaces between aioloop.c (device, control node,
+ * module), submit.c (data path), ioctl.c (loop-compatible configuration),
+ * sysfs.c and iov_iter_bvec.c.
  */
 #ifndef AIOLOOP_H
 #define AIOLOOP_H
@@ -124,6 +125,12 @@ void aioloop_drain(struct aioloop_device *lo);
 void aioloop_undrain(struct aioloop_device *lo);
 void aioloop_default_limits(struct aioloop_device *lo);
 int aioloop_commit_limits(struct aioloop_device *lo);
+
+/* submit.c */
+void aioloop_submit_bio(struct bio *bio);
+void aioloop_submit_init_dev(struct aioloop_device *lo);
+int aioloop_submit_init(void);
+void aioloop_submit_exit(void);
 
 /* ioctl.c */
 int aioloop_ioctl(AIOLOOP_IOCTL_ARGS);

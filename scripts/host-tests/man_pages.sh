@@ -48,7 +48,7 @@ attrs=$(sed -n 's/^AIOLOOP_STAT_ATTR(\([a-z_]*\),.*/\1/p; s/^static DEVICE_ATTR_
 [ -n "$attrs" ] || fail "no sysfs attributes found in sysfs.c"
 # shellcheck disable=SC2086
 has man/aioloop.4 $attrs
-errnos=$(grep -ho -- '-E[A-Z]\{3,\}' ioctl.c aioloop.c | tr -d - | sort -u)
+errnos=$(grep -ho -- '-E[A-Z]\{3,\}' ioctl.c aioloop.c submit.c | tr -d - | sort -u)
 for e in $errnos; do
 	case $e in
 	EIOCBQUEUED | EAGAIN | ENOSPC | EOPNOTSUPP | EINTR) continue ;;
