@@ -114,6 +114,7 @@ static void aioloop_free_disk(struct gendisk *disk)
 {
 	struct aioloop_device *lo = disk->private_data;
 
+	aioloop_free_workers(lo);
 	if (lo->wq)
 		destroy_workqueue(lo->wq);
 	percpu_ref_exit(&lo->inflight);

@@ -443,6 +443,8 @@ static void aioloop_teardown(struct aioloop_device *lo, bool release)
 	bool partscan;
 
 	aioloop_drain(lo);
+	/* Detached devices keep no cgroup alive. */
+	aioloop_free_workers(lo);
 	mutex_lock(&lo->lock);
 	file = lo->file;
 	dio = lo->dio_file;

@@ -47,6 +47,11 @@
 #include <linux/sched/task_stack.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/blk-cgroup.h>
+#include <linux/cgroup.h>
+#include <linux/kthread.h>
+#include <linux/memcontrol.h>
+#include <linux/slab.h>
 
 #include "compat.h"
 #include "aioloop.h"
@@ -74,6 +79,86 @@ MODULE_PARM_DESC(direct_submit,
  */
 static struct workqueue_struct *aioloop_wq;
 static struct workqueue_struct *aioloop_unbound_wq;
+
+/* ---- cgroups ------------------------------------------------------------- */
+
+/*
+ * The backing I/O of a bio is issued on behalf of the bio's own blkcg,
+ * whichever thread issues it: its io.max and io.weight apply and its
+ * io.stat counts it, as through loop.  NULL stands for the root cgroup,
+ * which needs no association.
+ */
+#ifdef CONFIG_BLK_CGROUP
+static struct cgroup_subsys_state *aioloop_bio_css(struct bio *bio)
+{
+	struct cgroup_subsys_state *css = bio_blkcg_css(bio);
+
+	return css == blkcg_root_css ? NULL : css;
+}
+
+/*
+ * Would the backing I/O issued from here be charged to @css?  A user
+ * task's is charged to its own cgroup.  A kernel thread's is charged to
+ * the root, or to a cgroup associated with it, which cannot be read from
+ * a module; only root bios are taken as its own (a kthread serving a
+ * cgroup, as loop's workers do, tags its bios with that cgroup).
+ */
+static bool aioloop_css_is_current(struct cgroup_subsys_state *css)
+{
+	bool same;
+
+	if (current->flags & PF_KTHREAD)
+		return !css;
+	rcu_read_lock();
+	same = task_css(current, io_cgrp_id) == (css ?: blkcg_root_css);
+	rcu_read_unlock();
+	return same;
+}
+#else
+static inline struct cgroup_subsys_state *aioloop_bio_css(struct bio *bio)
+{
+	return NULL;
+}
+
+static inline bool aioloop_css_is_current(struct cgroup_subsys_state *css)
+{
+	return true;
+}
+#endif
+
+/* Page-cache pages of buffered I/O are charged to the blkcg's memcg. */
+#ifdef CONFIG_MEMCG
+static struct mem_cgroup *aioloop_memcg_enter(struct cgroup_subsys_state *css,
+					      struct cgroup_subsys_state **mcss)
+{
+	*mcss = css ? cgroup_get_e_css(css->cgroup, &memory_cgrp_subsys) : NULL;
+	if (!*mcss)
+		return NULL;
+	return set_active_memcg(mem_cgroup_from_css(*mcss));
+}
+
+static void aioloop_memcg_leave(struct mem_cgroup *old,
+				struct cgroup_subsys_state *mcss)
+{
+	if (!mcss)
+		return;
+	set_active_memcg(old);
+	css_put(mcss);
+}
+#else
+static inline struct mem_cgroup *
+aioloop_memcg_enter(struct cgroup_subsys_state *css,
+		    struct cgroup_subsys_state **mcss)
+{
+	*mcss = NULL;
+	return NULL;
+}
+
+static inline void aioloop_memcg_leave(struct mem_cgroup *old,
+				       struct cgroup_subsys_state *mcss)
+{
+}
+#endif
 
 /* ---- completion ---------------------------------------------------------- */
 
@@ -193,6 +278,7 @@ static void aioloop_queue_work(struct work_struct *work)
 	struct aioloop_queue *q = container_of(work, struct aioloop_queue,
 					       work);
 	unsigned int flags = READ_ONCE(nowait) ? KAIO_NOWAIT : 0;
+	struct cgroup_subsys_state *css, *cur = NULL;
 	struct llist_node *list;
 	struct kaio_req *req, *next;
 	struct blk_plug plug;
@@ -201,9 +287,18 @@ static void aioloop_queue_work(struct work_struct *work)
 	list = llist_reverse_order(llist_del_all(&q->list));
 	noio = memalloc_noio_save();
 	blk_start_plug(&plug);
-	llist_for_each_entry_safe(req, next, list, node)
+	llist_for_each_entry_safe(req, next, list, node) {
+		/* Each request as its bio's cgroup; root needs none. */
+		css = aioloop_bio_css(req->data);
+		if (css != cur) {
+			kthread_associate_blkcg(css);
+			cur = css;
+		}
 		aioloop_submit_aio(q->lo, req, flags);
+	}
 	blk_finish_plug(&plug);
+	if (cur)
+		kthread_associate_blkcg(NULL);
 	memalloc_noio_restore(noio);
 }
 
@@ -314,40 +409,173 @@ end:
 	aioloop_end(req, err);
 }
 
+/* ---- blocking workers ---------------------------------------------------- */
+
+#define AIOLOOP_IDLE_WORKER_TIMEOUT	(60 * HZ)
+
 /*
- * The device's worker: serves everything queued, in order.  A request
- * that blocks holds up only this device's later blocking work (as in
- * loop, whose worker serves one command after another), and at most one
- * thread of the device sleeps in the backing file system.
+ * A device's blocking worker for one cgroup: serves that cgroup's
+ * blocking requests in order (as loop's worker serves one command after
+ * another) while associated with the cgroup.  Each cgroup has its own,
+ * so a cgroup throttled in the backing file system holds up only its own
+ * blocking work, and at most one thread per device and cgroup sleeps in
+ * the backing file system.
  */
 static void aioloop_worker_fn(struct work_struct *work)
 {
 	struct aioloop_worker *w = container_of(work, struct aioloop_worker,
 						work);
-	struct llist_node *list;
+	struct aioloop_device *lo = w->lo;
+	unsigned int pflags = current->flags;
+	struct cgroup_subsys_state *mcss;
 	struct kaio_req *req, *next;
-	unsigned int noio;
+	struct llist_node *list;
+	struct mem_cgroup *old;
 
 	list = llist_reverse_order(llist_del_all(&w->list));
-	noio = memalloc_noio_save();
+	/* No allocation recurses into I/O; dirty pages throttle on the
+	 * backing device only, as in loop's worker.
+	 */
+	current->flags |= PF_LOCAL_THROTTLE | PF_MEMALLOC_NOIO;
+	if (w->css)
+		kthread_associate_blkcg(w->css);
+	old = aioloop_memcg_enter(w->css, &mcss);
 	llist_for_each_entry_safe(req, next, list, node) {
 		if (req->owner_flags & AIOLOOP_REQ_RETRY) {
 			req->owner_flags &= ~AIOLOOP_REQ_RETRY;
 			kaio_resubmit(req);
 		} else {
-			aioloop_serve_blocking(w->lo, req);
+			aioloop_serve_blocking(lo, req);
 		}
 		cond_resched();
 	}
-	memalloc_noio_restore(noio);
+	aioloop_memcg_leave(old, mcss);
+	if (w->css)
+		kthread_associate_blkcg(NULL);
+	current->flags = pflags;
+
+	if (!w->css)
+		return;
+	/*
+	 * Idle with nothing queued and not queued again: the timer may
+	 * free it from now on.  The work function does not touch @w after
+	 * the unlock.
+	 */
+	spin_lock_irq(&lo->worker_lock);
+	if (llist_empty(&w->list) && !work_pending(&w->work) &&
+	    list_empty(&w->idle)) {
+		w->last_ran = jiffies;
+		list_add_tail(&w->idle, &lo->idle_workers);
+		timer_reduce(&lo->idle_timer,
+			     jiffies + AIOLOOP_IDLE_WORKER_TIMEOUT);
+	}
+	spin_unlock_irq(&lo->worker_lock);
+}
+
+static void aioloop_worker_init(struct aioloop_worker *w,
+				struct aioloop_device *lo,
+				struct cgroup_subsys_state *css)
+{
+	init_llist_head(&w->list);
+	INIT_LIST_HEAD(&w->idle);
+	INIT_WORK(&w->work, aioloop_worker_fn);
+	w->lo = lo;
+	w->css = css;
+}
+
+/*
+ * The worker of @css, created if there is none.  Under lo->worker_lock.
+ * When no memory is left for one, the root worker serves the request,
+ * as the root cgroup: loop does the same.
+ */
+static struct aioloop_worker *aioloop_find_worker(struct aioloop_device *lo,
+						  struct cgroup_subsys_state *css)
+{
+	struct rb_node **node = &lo->workers.rb_node, *parent = NULL;
+	struct aioloop_worker *w;
+
+	while (*node) {
+		parent = *node;
+		w = rb_entry(parent, struct aioloop_worker, node);
+		if (w->css == css)
+			return w;
+		node = css < w->css ? &parent->rb_left : &parent->rb_right;
+	}
+	w = kzalloc(sizeof(*w), GFP_NOWAIT | __GFP_NOWARN);
+	if (!w)
+		return &lo->worker;
+	aioloop_worker_init(w, lo, css);
+	css_get(css);
+	rb_link_node(&w->node, parent, node);
+	rb_insert_color(&w->node, &lo->workers);
+	return w;
 }
 
 /* Any context; the first request of a batch queues the work. */
 static void aioloop_queue_blocking(struct aioloop_device *lo,
 				   struct kaio_req *req)
 {
-	if (llist_add(&req->node, &lo->worker.list))
-		queue_work(lo->wq, &lo->worker.work);
+	struct cgroup_subsys_state *css = aioloop_bio_css(req->data);
+	struct aioloop_worker *w = &lo->worker;
+	unsigned long flags;
+
+	if (!css) {
+		if (llist_add(&req->node, &w->list))
+			queue_work(lo->wq, &w->work);
+		return;
+	}
+	spin_lock_irqsave(&lo->worker_lock, flags);
+	w = aioloop_find_worker(lo, css);
+	/* Off the idle list before the lock drops: the timer skips it. */
+	list_del_init(&w->idle);
+	if (llist_add(&req->node, &w->list))
+		queue_work(lo->wq, &w->work);
+	spin_unlock_irqrestore(&lo->worker_lock, flags);
+}
+
+static void aioloop_free_worker(struct aioloop_device *lo,
+				struct aioloop_worker *w)
+{
+	list_del(&w->idle);
+	rb_erase(&w->node, &lo->workers);
+	css_put(w->css);
+	kfree(w);
+}
+
+static void aioloop_idle_timer_fn(struct timer_list *t)
+{
+	struct aioloop_device *lo = from_timer(lo, t, idle_timer);
+	struct aioloop_worker *w, *tmp;
+
+	spin_lock_irq(&lo->worker_lock);
+	list_for_each_entry_safe(w, tmp, &lo->idle_workers, idle) {
+		if (time_is_after_jiffies(w->last_ran +
+					  AIOLOOP_IDLE_WORKER_TIMEOUT))
+			break;
+		aioloop_free_worker(lo, w);
+	}
+	if (!list_empty(&lo->idle_workers))
+		timer_reduce(&lo->idle_timer,
+			     jiffies + AIOLOOP_IDLE_WORKER_TIMEOUT);
+	spin_unlock_irq(&lo->worker_lock);
+}
+
+/**
+ * aioloop_free_workers - free every cgroup's worker and its reference
+ * @lo: a drained device (no bio in flight), or one being freed
+ */
+void aioloop_free_workers(struct aioloop_device *lo)
+{
+	struct rb_node *node;
+
+	if (lo->wq)
+		flush_workqueue(lo->wq);
+	aioloop_timer_delete_sync(&lo->idle_timer);
+	spin_lock_irq(&lo->worker_lock);
+	while ((node = rb_first(&lo->workers)))
+		aioloop_free_worker(lo, rb_entry(node, struct aioloop_worker,
+						 node));
+	spin_unlock_irq(&lo->worker_lock);
 }
 
 /* ---- submission ---------------------------------------------------------- */
@@ -450,7 +678,8 @@ void aioloop_submit_bio(struct bio *bio)
 	req->owner_data = bio_start_io_acct(bio);
 	if (!aioloop_fast_path(lo, bio))
 		aioloop_queue_blocking(lo, req);
-	else if (aioloop_may_submit_direct())
+	else if (aioloop_may_submit_direct() &&
+		 aioloop_css_is_current(aioloop_bio_css(bio)))
 		aioloop_submit_direct(lo, req);
 	else
 		aioloop_queue_fast(lo, req);
@@ -469,9 +698,11 @@ void aioloop_submit_init_dev(struct aioloop_device *lo)
 		INIT_WORK(&q->work, aioloop_queue_work);
 		q->lo = lo;
 	}
-	init_llist_head(&lo->worker.list);
-	INIT_WORK(&lo->worker.work, aioloop_worker_fn);
-	lo->worker.lo = lo;
+	aioloop_worker_init(&lo->worker, lo, NULL);
+	spin_lock_init(&lo->worker_lock);
+	lo->workers = RB_ROOT;
+	INIT_LIST_HEAD(&lo->idle_workers);
+	timer_setup(&lo->idle_timer, aioloop_idle_timer_fn, 0);
 }
 
 int __init aioloop_submit_init(void)

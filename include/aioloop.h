@@ -14,6 +14,8 @@
 #include <linux/completion.h>
 #include <linux/workqueue.h>
 #include <linux/llist.h>
+#include <linux/rbtree.h>
+#include <linux/timer.h>
 
 #include "compat.h"
 #include "kaio.h"
@@ -59,13 +61,18 @@ struct aioloop_stats {
 
 /*
  * A device's blocking work: requests that may sleep in the backing file
- * system (blocking retries, flushes, discards, sync mode) wait here and
- * one work item on the device's own workqueue serves them in order.
+ * system (blocking retries, flushes, discards, sync mode) wait here, one
+ * worker per cgroup, and its work item on the device's own workqueue
+ * serves them in order.
  */
 struct aioloop_worker {
 	struct llist_head	list;
 	struct work_struct	work;
 	struct aioloop_device	*lo;
+	struct cgroup_subsys_state *css;	/* NULL: the root cgroup */
+	struct rb_node		node;		/* in lo->workers, by css */
+	struct list_head	idle;		/* in lo->idle_workers */
+	unsigned long		last_ran;	/* jiffies, when idle */
 };
 
 /* Per-CPU submission queue: bios wait here for the CPU's worker. */
@@ -101,8 +108,12 @@ struct aioloop_device {
 	struct completion	drained;
 	struct aioloop_queue __percpu *queues;
 	struct aioloop_stats __percpu *stats;
-	struct workqueue_struct	*wq;		/* the device's own, for @worker */
-	struct aioloop_worker	worker;
+	struct workqueue_struct	*wq;		/* the device's own, for workers */
+	struct aioloop_worker	worker;		/* the root cgroup's */
+	spinlock_t		worker_lock;	/* workers, idle_workers */
+	struct rb_root		workers;	/* other cgroups' */
+	struct list_head	idle_workers;	/* oldest first */
+	struct timer_list	idle_timer;	/* frees idle workers */
 };
 
 #define aio_err(lo, fmt, ...) \
@@ -129,6 +140,7 @@ int aioloop_commit_limits(struct aioloop_device *lo);
 /* submit.c */
 void aioloop_submit_bio(struct bio *bio);
 void aioloop_submit_init_dev(struct aioloop_device *lo);
+void aioloop_free_workers(struct aioloop_device *lo);
 int aioloop_submit_init(void);
 void aioloop_submit_exit(void);
 

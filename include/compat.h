@@ -12,6 +12,13 @@
 #include <linux/uio.h>
 #include <linux/blkdev.h>
 
+/* del_timer_sync() was renamed timer_delete_sync() in 6.2. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define aioloop_timer_delete_sync	timer_delete_sync
+#else
+#define aioloop_timer_delete_sync	del_timer_sync
+#endif
+
 /* Direction names for iov_iter_bvec(); ITER_DEST/ITER_SOURCE came in 6.1. */
 #ifndef ITER_DEST
 #define ITER_DEST	READ

@@ -271,7 +271,7 @@ umount_all() {
 	done
 }
 
-# Undo what a test may have left behind: swap, offline CPUs, mounts
+# Undo what a test may have left behind: swap, offline CPUs, cgroups, mounts
 # under /mnt, aioloop devices, the aioloop module, other test block
 # devices. Fails when something could not be undone.
 aiotest_cleanup() {
@@ -313,6 +313,10 @@ aiotest_cleanup() {
 			_rc=1
 		fi
 	fi
+	# a test's cgroup (its processes have exited by now)
+	for _g in /sys/fs/cgroup/aiotest*; do
+		[ -d "$_g" ] && rmdir "$_g" 2>/dev/null
+	done
 	for _m in scsi_debug null_blk brd dm_flakey dm_delay loop; do
 		[ -d /sys/module/$_m ] && rmmod $_m 2>/dev/null
 	done

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# cgroup v2 helpers for the io.max and writeback tests, sourced after
+# /tests/lib.sh. The tests' cgroup is $CG/aiotest, with the io and
+# memory controllers (both are needed for cgroup writeback); limits are
+# set on the disk under the backing file system, $CG_DISK (MAJ:MIN).
+
+CG=/sys/fs/cgroup
+CGT=$CG/aiotest
+CG_DISK=
+
+# cg_setup MOUNTPOINT: cgroup v2 with io and memory; CG_DISK is the disk
+# MOUNTPOINT's file system is on
+cg_setup() {
+	grep -q "^cgroup2 $CG " /proc/mounts || mount -t cgroup2 none $CG ||
+		skip "no cgroup v2"
+	for _c in io memory; do
+		grep -qw $_c $CG/cgroup.controllers || skip "no $_c controller"
+	done
+	echo "+io +memory" >$CG/cgroup.subtree_control
+	mkdir -p $CGT
+	_d=$(awk -v m="$1" '$2 == m { print $1 }' /proc/mounts)
+	[ -b "$_d" ] || fail "cg_setup: $1 is not on a block device"
+	CG_DISK=$(cat "$SYSBLK/${_d##*/}/dev")
+}
+
+# cg_limit KEY=VALUE...: io.max of the test cgroup on CG_DISK ("max"
+# values lift a limit)
+cg_limit() {
+	echo "$CG_DISK $*" >$CGT/io.max || fail "io.max '$*' refused"
+}
+
+# cg_stat FIELD: the test cgroup's io.stat FIELD (rbytes, wbytes, rios,
+# wios) on CG_DISK, 0 before any I/O
+cg_stat() {
+	awk -v d="$CG_DISK" -v f="$1" '$1 == d {
+		for (i = 2; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == f) v = kv[2]
+		}
+	} END { print v + 0 }' $CGT/io.stat
+}
+
+# cg_run CMD...: run CMD inside the test cgroup
+cg_run() {
+	sh -c 'echo $$ >'"$CGT"'/cgroup.procs && exec "$@"' sh "$@"
+}
+
+# expect_limited WHAT FIELD BEFORE AMOUNT MS LIMIT: AMOUNT (bytes or
+# I/Os) went through the device in MS milliseconds under the LIMIT per
+# second on io.stat FIELD, which was BEFORE: the device went no faster
+# than the limit allows (20% slack), the cgroup was charged at least 90%
+# of AMOUNT on the disk, and the disk was busy at the limit, within 20%
+# (buffered paths read ahead, so the disk may see more than the device)
+expect_limited() {
+	_dev=$(($4 * 1000 / $5))
+	_got=$(($(cg_stat "$2") - $3))
+	_disk=$((_got * 1000 / $5))
+	log "$1: device $_dev/s, disk $_disk/s ($_got in ${5}ms), limit $6/s"
+	[ "$_dev" -le $(($6 * 12 / 10)) ] ||
+		fail "$1: $_dev/s through the device, limit $6/s"
+	[ "$_got" -ge $(($4 * 9 / 10)) ] ||
+		fail "$1: io.stat $2 grew by $_got, expected about $4"
+	[ "$_disk" -ge $(($6 * 8 / 10)) ] && [ "$_disk" -le $(($6 * 12 / 10)) ] ||
+		fail "$1: disk at $_disk/s, expected the limit $6/s within 20%"
+}
+
+# cg_teardown: remove the test cgroup (its processes have exited)
+cg_teardown() {
+	[ -d $CGT ] && rmdir $CGT
+	return 0
+}
