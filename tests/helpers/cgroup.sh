@@ -46,6 +46,11 @@ cg_run() {
 	sh -c 'echo $$ >'"$CGT"'/cgroup.procs && exec "$@"' sh "$@"
 }
 
+# now_ms: uptime in milliseconds (10 ms resolution)
+now_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
 # expect_limited WHAT FIELD BEFORE AMOUNT MS LIMIT: AMOUNT (bytes or
 # I/Os) went through the device in MS milliseconds under the LIMIT per
 # second on io.stat FIELD, which was BEFORE: the device went no faster
