@@ -11,7 +11,8 @@
  *        |  -EAGAIN, short transfers, flush, discard, write zeroes,
  *        |  sync mode
  *        v
- *   the device's blocking worker, one request at a time
+ *   the device's blocking worker of the bio's cgroup, one request at
+ *   a time
  *        |
  *        v
  *   completion: aioloop_rw_done() ends the bio, in whatever context
@@ -26,7 +27,8 @@
  *    the CPU's worker takes the whole list, plugs, and submits every
  *    request with IOCB_NOWAIT.
  *  - Whatever may block in the backing file system goes to the device's
- *    own worker, which serves it in order, one request at a time:
+ *    worker for the bio's cgroup, which serves it in order, one request
+ *    at a time:
  *    blocking retries of -EAGAIN and short transfers, flushes, discards,
  *    write zeroes, writes with REQ_PREFLUSH, and in sync mode (no
  *    O_DIRECT possible, or asked for) every bio, with buffered
@@ -34,6 +36,8 @@
  *    devices on this path: a device stacked on a file system on another
  *    aioloop device waits for the lower device's worker, never for a
  *    thread that the upper device's blocked work occupies.
+ *  - Every path issues the backing I/O on behalf of the bio's cgroup
+ *    (see "cgroups" below).
  *
  * Copyright (C) 2026 The aioloop authors
  */
