@@ -67,25 +67,8 @@ limits() {
 	cg_limit rbps=max wbps=max riops=max
 }
 
-modprobe loop || fail "modprobe loop failed"
-dev=$($(losetup_bin) --direct-io=on -f --show /mnt/s/img) ||
-	fail "losetup --direct-io=on failed"
-limits loop-dio "$dev"
-$(losetup_bin) -d "$dev"
-# the peer of the sync mode: loop, buffered
-dev=$($(losetup_bin) --direct-io=off -f --show /mnt/s/img) ||
-	fail "losetup --direct-io=off failed"
-limits loop "$dev"
-$(losetup_bin) -d "$dev"
-
-for params in "" direct_submit=N direct_io=N; do
-	load_aioloop $params
-	dev=$(attach /mnt/s/img)
-	limits "aioloop ${params:-defaults}" "$dev"
-	expect_eq errors "$(counter "$dev" errors)" 0
-	detach "$dev"
-	unload_aioloop
-done
+# loop-dio, then loop buffered: the peer of the sync mode
+cg_drivers limits /mnt/s/img on off
 
 # stacked: the upper device's file is on ext4 on the lower one
 load_aioloop

@@ -50,18 +50,5 @@ cg_run dd if=/dev/zero of=/mnt/s/img bs=1M count=128 conv=fsync \
 	status=none || fail "writing the image failed"
 cg_limit wbps=$BPS
 
-modprobe loop || fail "modprobe loop failed"
-dev=$($(losetup_bin) --direct-io=on -f --show /mnt/s/img) ||
-	fail "losetup --direct-io=on failed"
-writeback loop-dio "$dev"
-$(losetup_bin) -d "$dev"
-
-for params in "" direct_submit=N direct_io=N; do
-	load_aioloop $params
-	dev=$(attach /mnt/s/img)
-	writeback "aioloop ${params:-defaults}" "$dev"
-	expect_eq errors "$(counter "$dev" errors)" 0
-	detach "$dev"
-	unload_aioloop
-done
+cg_drivers writeback /mnt/s/img on
 cg_teardown

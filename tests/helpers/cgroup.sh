@@ -12,8 +12,8 @@ CG_DISK=
 # cg_setup MOUNTPOINT: cgroup v2 with io and memory; CG_DISK is the disk
 # MOUNTPOINT's file system is on
 cg_setup() {
-	grep -q "^cgroup2 $CG " /proc/mounts || mount -t cgroup2 none $CG ||
-		skip "no cgroup v2"
+	awk -v m=$CG '$2 == m && $3 == "cgroup2" { f = 1 } END { exit !f }' \
+		/proc/mounts || mount -t cgroup2 none $CG || skip "no cgroup v2"
 	for _c in io memory; do
 		grep -qw $_c $CG/cgroup.controllers || skip "no $_c controller"
 	done
@@ -68,6 +68,33 @@ expect_limited() {
 		fail "$1: io.stat $2 grew by $_got, expected about $4"
 	[ "$_disk" -ge $(($6 * 8 / 10)) ] && [ "$_disk" -le $(($6 * 12 / 10)) ] ||
 		fail "$1: disk at $_disk/s, expected the limit $6/s within 20%"
+}
+
+# cg_drivers FUNC IMAGE IO...: FUNC NAME DEV on IMAGE attached to stock
+# loop with each losetup --direct-io=IO (on: "loop-dio", off: "loop"),
+# then to aioloop with its defaults, with direct_submit=N and in sync
+# mode (direct_io=N); needs losetup_bin (helpers/chain.sh)
+cg_drivers() {
+	_cgd_fn=$1 _cgd_img=$2
+	shift 2
+	modprobe loop || fail "modprobe loop failed"
+	for _cgd_io in "$@"; do
+		_cgd_dev=$($(losetup_bin) --direct-io="$_cgd_io" -f --show \
+			"$_cgd_img") || fail "losetup --direct-io=$_cgd_io failed"
+		case $_cgd_io in
+		on) $_cgd_fn loop-dio "$_cgd_dev" ;;
+		*) $_cgd_fn loop "$_cgd_dev" ;;
+		esac
+		$(losetup_bin) -d "$_cgd_dev"
+	done
+	for _cgd_p in "" direct_submit=N direct_io=N; do
+		load_aioloop $_cgd_p
+		_cgd_dev=$(attach "$_cgd_img")
+		$_cgd_fn "aioloop ${_cgd_p:-defaults}" "$_cgd_dev"
+		expect_eq errors "$(counter "$_cgd_dev" errors)" 0
+		detach "$_cgd_dev"
+		unload_aioloop
+	done
 }
 
 # cg_teardown: remove the test cgroup (its processes have exited)
