@@ -8,8 +8,9 @@
 # threads (tagged with the cgroup), so the device must charge the
 # backing writes to the bio's cgroup, not to the thread that issues
 # them.  Stock loop with direct I/O first, then aioloop with its
-# defaults, with direct_submit=N and in sync mode; the data is read
-# back and checked.
+# defaults, with direct_submit=N, in sync mode, and on a device stacked
+# on a file system on another aioloop device; the data is read back and
+# checked.
 . /tests/lib.sh
 . /tests/helpers/cgroup.sh
 . /tests/helpers/chain.sh
@@ -51,4 +52,21 @@ cg_run dd if=/dev/zero of=/mnt/s/img bs=1M count=128 conv=fsync \
 cg_limit wbps=$BPS
 
 cg_drivers writeback /mnt/s/img on
+
+# stacked: the upper device's file is on ext4 on the lower one, both the
+# cgroup's own
+load_aioloop
+low=$(attach /mnt/s/img)
+cg_run mkfs.ext4 -q -F -E nodiscard "$low" || fail "mkfs.ext4 on $low failed"
+mkdir -p /mnt/low
+mount "$low" /mnt/low || fail "mount $low failed"
+cg_run dd if=/dev/zero of=/mnt/low/img bs=1M count=48 conv=fsync \
+	status=none || fail "writing the upper image failed"
+top=$(attach /mnt/low/img)
+writeback "aioloop on aioloop" "$top"
+expect_eq "upper errors" "$(counter "$top" errors)" 0
+expect_eq "lower errors" "$(counter "$low" errors)" 0
+detach "$top"
+umount /mnt/low
+detach "$low"
 cg_teardown
