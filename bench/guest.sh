@@ -29,7 +29,12 @@
 #   reps=N runtime=S ramp=S    repetitions, seconds measured, ramp seconds
 #   size=MiB                   backing file size
 #   backings=fast,slow drivers=raw,aio,sync,loopdio,loopbuf
+#                              and variants of aio: aio~name=value[~...]
+#                              runs aio with those (writable) aioloop
+#                              module parameters, for A/B in one boot
 #   modparams=a=1,b=2          aioloop module parameters
+#   perf=aio,loopdio           profile these drivers' points of the first
+#                              repetition: AIOBENCH-PERF point line
 . /tests/lib.sh
 set +eu
 
@@ -50,6 +55,7 @@ SIZE_MB=1024
 BACKINGS="fast slow"
 DRIVERS="raw aio sync loopdio loopbuf"
 MODPARAMS=
+PERF=
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	aiobench.matrix=*) MATRIX=${w#*=} ;;
@@ -61,6 +67,7 @@ for w in $(cat /proc/cmdline); do
 	aiobench.backings=*) BACKINGS=$(echo "${w#*=}" | tr , ' ') ;;
 	aiobench.drivers=*) DRIVERS=$(echo "${w#*=}" | tr , ' ') ;;
 	aiobench.modparams=*) MODPARAMS=$(echo "${w#*=}" | tr , ' ') ;;
+	aiobench.perf=*) PERF=${w#*=} ;;
 	esac
 done
 NCPU=$(nproc)
@@ -160,16 +167,42 @@ detach_devices() {
 	return 0
 }
 
-# use_driver DRIVER: put the device in the driver's mode, print the fio target
+# variant_set DRIVER: for a variant "aio~name=value[~name=value]", set
+# those aioloop module parameters for the point, remembering the old
+# values in VARIANT_OLD; variant_reset puts them back
+VARIANT_OLD=
+variant_set() {
+	VARIANT_OLD=
+	case "$1" in *"~"*) ;; *) return 0 ;; esac
+	for _kv in $(echo "${1#*~}" | tr '~' ' '); do
+		_pf=/sys/module/aioloop/parameters/${_kv%%=*}
+		[ -w "$_pf" ] || {
+			err "$1: no writable aioloop parameter ${_kv%%=*}"
+			return 1
+		}
+		VARIANT_OLD="$VARIANT_OLD ${_kv%%=*}=$(cat "$_pf")"
+		echo "${_kv#*=}" >"$_pf" || return 1
+	done
+}
+
+variant_reset() {
+	for _kv in $VARIANT_OLD; do
+		echo "${_kv#*=}" >"/sys/module/aioloop/parameters/${_kv%%=*}"
+	done
+	VARIANT_OLD=
+}
+
+# use_driver DRIVER: put the device in the driver's mode, print the fio
+# target; a variant "aio~..." is aio with other module parameters
 use_driver() {
-	case "$1" in
+	case "${1%%~*}" in
 	raw)
 		echo "$FILE"
 		return 0
 		;;
 	aio | sync)
-		_want=$1 _io=on
-		[ "$1" = sync ] && _io=off
+		_want=${1%%~*} _io=on
+		[ "$_want" = sync ] && _io=off
 		if [ "$(counter "$AIODEV" mode)" != "$_want" ]; then
 			aioloop-setup set-direct-io "$AIODEV" "$_io" >&2 || return 1
 		fi
@@ -233,6 +266,40 @@ fio_iops() {
 	' "$1"
 }
 
+# perf_start BACKING DRIVER REP NAME: profile the whole VM for the
+# measured part of the point, if asked for (first repetition only)
+PERF_PID=
+perf_start() {
+	PERF_PID=
+	[ -n "$PERF" ] && [ "$3" = 1 ] || return 0
+	case ",$PERF," in *",$2,"*) ;; *) return 0 ;; esac
+	(
+		sleep "$RAMP"
+		exec perf record -q -e cpu-clock -F 2000 -a -g \
+			-o "$OUT/perf.data" -- sleep "$RUNTIME"
+	) >"$OUT/perf.err" 2>&1 &
+	PERF_PID=$!
+	PERF_POINT="$1-$4-$2"
+}
+
+# perf_report: the profile of the point just measured, flat and by caller
+perf_report() {
+	[ -n "$PERF_PID" ] || return 0
+	wait "$PERF_PID"
+	{
+		echo "# $PERF_POINT: perf record -e cpu-clock -a -g, self time by symbol"
+		perf report -i "$OUT/perf.data" --stdio --no-children -g none \
+			--sort comm,dso,sym --percent-limit 0.7 2>&1 |
+			grep -v '^#' | grep -v '^$'
+		echo "# callers of the top symbols"
+		perf report -i "$OUT/perf.data" --stdio --no-children \
+			-g graph,0.5,callee --sort sym \
+			--percent-limit 3 2>&1 | grep -v '^$' | head -400
+	} | sed "s/^/AIOBENCH-PERF $PERF_POINT /"
+	rm -f "$OUT/perf.data"
+	PERF_PID=
+}
+
 NPOINT=0
 TOTAL=0
 # run_point BACKING DRIVER REP NAME RW BS QD JOBS
@@ -243,12 +310,17 @@ run_point() {
 		err "$_b $_d: cannot select the driver"
 		return 1
 	}
+	variant_set "$_d" || {
+		variant_reset
+		return 1
+	}
 	_o=$OUT/fio.json
 	rm -f "$_o"
 	drop_caches
 	_c0=$(counters_json "$_tgt")
 	_s0=$(cpustat)
 	_u0=$(uptime_s)
+	perf_start "$_b" "$_d" "$_rep" "$_n"
 	BENCH_TARGET=$_tgt BENCH_RW=$_rw BENCH_BS=$_bs BENCH_QD=$_qd \
 		BENCH_JOBS=$_jobs BENCH_RAMP=$RAMP BENCH_RUNTIME=$RUNTIME \
 		timeout -k 10 $((RAMP + RUNTIME + 120)) \
@@ -258,6 +330,8 @@ run_point() {
 	_u1=$(uptime_s)
 	_s1=$(cpustat)
 	_c1=$(counters_json "$_tgt")
+	variant_reset
+	perf_report
 	if [ $_rc -ne 0 ] || [ ! -s "$_o" ]; then
 		err "$_b $_d $_n rep $_rep: fio exit $_rc: $(tr '\n' ' ' <"$OUT/fio.err" | cut -c1-300)"
 		_fio=null

@@ -50,6 +50,15 @@ COUNTERS = ["aio_submitted", "aio_inline", "aio_queued", "nowait_eagain",
             "sync_ios", "dio_retries", "aio_resubmits", "errors"]
 
 
+def driver_desc(d):
+    """What a driver name stands for; aio~name=value[~...] is a variant."""
+    if d in DRIVER_DESC:
+        return DRIVER_DESC[d]
+    base, _, params = d.partition("~")
+    return "%s with aioloop parameters %s" % (
+        DRIVER_DESC.get(base, base), ", ".join(params.split("~")))
+
+
 def parse_console(path):
     """The AIOBENCH records of a console log, in order."""
     recs = []
@@ -213,6 +222,10 @@ class Report:
                          if any(k[0] == b for k in self.cells)]
         self.drivers = [d for d in DRIVERS
                         if any(k[2] == d for k in self.cells)]
+        # variants (aio~name=value), in the order they first ran
+        for k in self.cells:
+            if k[2] not in DRIVERS and k[2] not in self.drivers:
+                self.drivers.append(k[2])
 
     def get(self, b, w, d, metric="iops"):
         a = self.agg.get((b, w, d))
@@ -265,7 +278,7 @@ class Report:
             "meta": self.meta,
             "module": self.module,
             "backings": self.backing_info,
-            "drivers": {d: DRIVER_DESC[d] for d in self.drivers},
+            "drivers": {d: driver_desc(d) for d in self.drivers},
             "complete": self.ended and not self.failed_points,
             "failed_points": self.failed_points,
             "errors": self.errors,
@@ -420,7 +433,7 @@ class Report:
             L.append("  - %s: %s; %s extents, %s unwritten" % (
                 b, bi.get("desc", "?"), bi.get("extents", "?"),
                 bi.get("unwritten_extents", "?")))
-        L.append("- drivers: " + "; ".join("%s = %s" % (d, DRIVER_DESC[d])
+        L.append("- drivers: " + "; ".join("%s = %s" % (d, driver_desc(d))
                                            for d in self.drivers))
         L.append("- fio: ioengine=libaio, direct=1, group_reporting; "
                  "workload names are <rw>-<bs>-qd<iodepth>-j<numjobs>")

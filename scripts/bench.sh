@@ -19,6 +19,10 @@
 #   BACKINGS=fast,slow DRIVERS=raw,aio,sync,loopdio,loopbuf
 #   SMP=n MEM=size     the VM (default 4 vCPUs, 4G)
 #   MODPARAMS=a=1,b=2  aioloop module parameters in the VM
+#   PERF=aio,loopdio   profile these drivers' points in their first
+#                      repetition (perf record -e cpu-clock -a -g, whole
+#                      VM); the reports go to RESULTS/perf/, and the
+#                      profiled points' figures include perf's cost
 #   RESULTS=dir        where the results go (default bench/results, which
 #                      also updates the summary in README.md)
 # The VM's files (initramfs, console log) are in $BUILD/bench.
@@ -71,6 +75,21 @@ BUILD=$BB scripts/mkinitramfs.sh
 rm -rf "$BB/extra"
 mkdir -p "$BB/extra/bench"
 cp -a bench/guest.sh bench/matrix bench/jobs "$BB/extra/bench/"
+if [ -n "${PERF:-}" ]; then
+	command -v perf >/dev/null || {
+		echo "bench: PERF needs perf on the host (package linux-perf)" >&2
+		exit 1
+	}
+	mkdir -p "$BB/extra/usr/bin"
+	install -m 0755 "$(readlink -f "$(command -v perf)")" "$BB/extra/usr/bin/perf"
+	ldd "$(command -v perf)" | awk '/=> \//{print $3} /^\t\/[^ ]+ \(/{print $1}' |
+	while read -r lib; do
+		# the initramfs has a merged /usr: /lib is a link to usr/lib,
+		# and a directory "lib" in this archive would replace it
+		dst=${lib#/usr}
+		install -D -m 0755 "$(readlink -f "$lib")" "$BB/extra/usr$dst"
+	done
+fi
 (cd "$BB/extra" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -6 >>"$BB/initramfs.cpio.gz"
 
@@ -79,6 +98,7 @@ append+=" aiobench.ramp=$RAMP aiobench.size=$SIZE_MB"
 append+=" aiobench.backings=$BACKINGS aiobench.drivers=$DRIVERS"
 [ -n "${ONLY:-}" ] && append+=" aiobench.only=$ONLY"
 [ -n "${MODPARAMS:-}" ] && append+=" aiobench.modparams=$MODPARAMS"
+[ -n "${PERF:-}" ] && append+=" aiobench.perf=$PERF"
 
 rc=0
 BUILD=$BB AIOTEST=bench TAG=bench VM_TIMEOUT=${VM_TIMEOUT:-$((est * 2 + 600))} \
@@ -103,5 +123,15 @@ readme=()
 python3 bench/report.py "$BB/console-bench.log" "$RESULTS" --work "$BB" \
 	--jsonl "$BB/points.jsonl" --commit "$commit, aioloop.ko srcversion $srcversion" \
 	--host "$host" "${readme[@]}" || hrc=$?
+# the profiles: "AIOBENCH-PERF point line" records, a file per point
+if [ -n "${PERF:-}" ]; then
+	rm -rf "$RESULTS/perf"
+	mkdir -p "$RESULTS/perf"
+	tr -d '\r' <"$BB/console-bench.log" | sed -n 's/^.*AIOBENCH-PERF //p' |
+	while read -r point line; do
+		printf '%s\n' "$line" >>"$RESULTS/perf/$point.txt"
+	done
+	echo "bench: profiles in $RESULTS/perf/"
+fi
 [ $ok = 1 ] || exit 1
 exit $hrc
