@@ -6,7 +6,7 @@
 # sync mode) and loop (direct I/O and buffered), on a fast and a slow
 # backing, and write bench/results/latest.{json,md} and iops.svg. The
 # last line printed is
-#   headline: aio/raw=X.XX aio/loopdio=Y.YY aio/sync=Z.ZZ
+#   headline: aio/raw=X.XX aio/loopdio=Y.YY aio/sync=Z.ZZ onejob/loopdio=W.WW
 # See bench/README.md.
 #
 #   QUICK=1            reduced matrix: 1 repetition of 1 + 3 s
