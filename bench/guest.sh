@@ -195,13 +195,14 @@ variant_reset() {
 # use_driver DRIVER: put the device in the driver's mode, print the fio
 # target; a variant "aio~..." is aio with other module parameters
 use_driver() {
-	case "${1%%~*}" in
+	_want=${1%%~*}
+	case "$_want" in
 	raw)
 		echo "$FILE"
 		return 0
 		;;
 	aio | sync)
-		_want=${1%%~*} _io=on
+		_io=on
 		[ "$_want" = sync ] && _io=off
 		if [ "$(counter "$AIODEV" mode)" != "$_want" ]; then
 			aioloop-setup set-direct-io "$AIODEV" "$_io" >&2 || return 1
@@ -290,7 +291,7 @@ perf_report() {
 		echo "# $PERF_POINT: perf record -e cpu-clock -a -g, self time by symbol"
 		perf report -i "$OUT/perf.data" --stdio --no-children -g none \
 			--sort comm,dso,sym --percent-limit 0.7 2>&1 |
-			grep -v '^#' | grep -v '^$'
+			grep -Ev '^(#|$)'
 		echo "# callers of the top symbols"
 		perf report -i "$OUT/perf.data" --stdio --no-children \
 			-g graph,0.5,callee --sort sym \

@@ -256,13 +256,16 @@ class Report:
         for b, w, d, vs, bound, metric in TARGETS:
             r = ratio(self.get(b, w, d, metric), self.get(b, w, vs, metric))
             pr = self.paired(b, w, d, vs, metric)
+            cpu = metric == "cpu_vm_us"
             met = None
             if r is not None:
-                met = r <= bound if metric == "cpu_vm_us" else r >= bound
+                met = r <= bound if cpu else r >= bound
             out.append({
                 "backing": b, "workload": w, "driver": d, "versus": vs,
                 "metric": metric, "bound": bound, "ratio": r,
                 "per_rep": pr, "met": met,
+                "what": ("CPU per I/O " if cpu else "") + "%s/%s" % (d, vs),
+                "op": "<=" if cpu else ">=",
             })
         return out
 
@@ -404,14 +407,10 @@ class Report:
              "| target | met |", "|---|---|---|---|---|---|---|"]
         for t in self.targets():
             met = "n/a" if t["met"] is None else ("yes" if t["met"] else "**no**")
-            what = "%s/%s" % (t["driver"], t["versus"])
-            if t["metric"] == "cpu_vm_us":
-                what = "CPU per I/O " + what
             L.append("| %s | %s | %s | %s | %s | %s %.2f | %s |" % (
-                t["backing"], t["workload"], what, fmt_ratio(t["ratio"]),
+                t["backing"], t["workload"], t["what"], fmt_ratio(t["ratio"]),
                 " ".join(fmt_ratio(x) for x in t["per_rep"]) or "-",
-                "<=" if t["metric"] == "cpu_vm_us" else ">=",
-                t["bound"], met))
+                t["op"], t["bound"], met))
         return L
 
     def readme_md(self, extra):
@@ -658,12 +657,9 @@ def main():
         print("error: %s" % e)
     for t in rep.targets():
         met = "n/a" if t["met"] is None else ("met" if t["met"] else "MISSED")
-        print("target %s %s %s%s/%s %s %.2f: %s %s" % (
-            t["backing"], t["workload"],
-            "CPU per I/O " if t["metric"] == "cpu_vm_us" else "",
-            t["driver"], t["versus"],
-            "<=" if t["metric"] == "cpu_vm_us" else ">=",
-            t["bound"], fmt_ratio(t["ratio"]), met))
+        print("target %s %s %s %s %.2f: %s %s" % (
+            t["backing"], t["workload"], t["what"], t["op"], t["bound"],
+            fmt_ratio(t["ratio"]), met))
     print("results: %s/latest.md, latest.json, iops.svg" % a.outdir)
     hl, ok = rep.headline()
     print(hl)

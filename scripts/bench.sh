@@ -128,8 +128,9 @@ if [ -n "${PERF:-}" ]; then
 	rm -rf "$RESULTS/perf"
 	mkdir -p "$RESULTS/perf"
 	tr -d '\r' <"$BB/console-bench.log" | sed -n 's/^.*AIOBENCH-PERF //p' |
-	while read -r point line; do
-		printf '%s\n' "$line" >>"$RESULTS/perf/$point.txt"
+	# IFS= keeps the indentation of perf's call graphs
+	while IFS= read -r rec; do
+		printf '%s\n' "${rec#* }" >>"$RESULTS/perf/${rec%% *}.txt"
 	done
 	echo "bench: profiles in $RESULTS/perf/"
 fi
