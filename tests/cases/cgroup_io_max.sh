@@ -69,20 +69,5 @@ limits() {
 
 # loop-dio, then loop buffered: the peer of the sync mode
 cg_drivers limits /mnt/s/img on off
-
-# stacked: the upper device's file is on ext4 on the lower one
-load_aioloop
-low=$(attach /mnt/s/img)
-mkfs.ext4 -q -F -E nodiscard "$low"
-mkdir -p /mnt/low
-mount "$low" /mnt/low
-cg_run fallocate -l $((40 * M)) /mnt/low/img ||
-	fail "fallocate on $low failed"
-cg_run dd if=/dev/urandom of=/mnt/low/img bs=1M count=40 conv=notrunc,fsync \
-	status=none || fail "filling the upper image failed"
-top=$(attach /mnt/low/img)
-limits "aioloop on aioloop" "$top"
-detach "$top"
-umount /mnt/low
-detach "$low"
+cg_stacked limits /mnt/s/img 40
 cg_teardown

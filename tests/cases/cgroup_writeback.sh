@@ -52,21 +52,5 @@ cg_run dd if=/dev/zero of=/mnt/s/img bs=1M count=128 conv=fsync \
 cg_limit wbps=$BPS
 
 cg_drivers writeback /mnt/s/img on
-
-# stacked: the upper device's file is on ext4 on the lower one, both the
-# cgroup's own
-load_aioloop
-low=$(attach /mnt/s/img)
-cg_run mkfs.ext4 -q -F -E nodiscard "$low" || fail "mkfs.ext4 on $low failed"
-mkdir -p /mnt/low
-mount "$low" /mnt/low || fail "mount $low failed"
-cg_run dd if=/dev/zero of=/mnt/low/img bs=1M count=48 conv=fsync \
-	status=none || fail "writing the upper image failed"
-top=$(attach /mnt/low/img)
-writeback "aioloop on aioloop" "$top"
-expect_eq "upper errors" "$(counter "$top" errors)" 0
-expect_eq "lower errors" "$(counter "$low" errors)" 0
-detach "$top"
-umount /mnt/low
-detach "$low"
+cg_stacked writeback /mnt/s/img 48
 cg_teardown

@@ -97,6 +97,32 @@ cg_drivers() {
 	done
 }
 
+# cg_stacked FUNC IMAGE MB: FUNC "aioloop on aioloop" DEV on a device
+# whose MB MiB image (random data) is on ext4 on another aioloop device
+# over IMAGE; the cgroup formats the lower device and writes the upper
+# image, so both are its own
+cg_stacked() {
+	load_aioloop
+	_cgs_low=$(attach "$2")
+	cg_run mkfs.ext4 -q -F -E nodiscard "$_cgs_low" ||
+		fail "mkfs.ext4 on $_cgs_low failed"
+	mkdir -p /mnt/low
+	mount "$_cgs_low" /mnt/low || fail "mount $_cgs_low failed"
+	cg_run fallocate -l $(($3 * 1048576)) /mnt/low/img ||
+		fail "fallocate on $_cgs_low failed"
+	cg_run dd if=/dev/urandom of=/mnt/low/img bs=1M count="$3" \
+		conv=notrunc,fsync status=none ||
+		fail "filling the upper image failed"
+	_cgs_top=$(attach /mnt/low/img)
+	$1 "aioloop on aioloop" "$_cgs_top"
+	expect_eq "upper errors" "$(counter "$_cgs_top" errors)" 0
+	expect_eq "lower errors" "$(counter "$_cgs_low" errors)" 0
+	detach "$_cgs_top"
+	umount /mnt/low
+	detach "$_cgs_low"
+	unload_aioloop
+}
+
 # cg_teardown: remove the test cgroup (its processes have exited)
 cg_teardown() {
 	[ -d $CGT ] && rmdir $CGT
