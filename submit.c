@@ -22,7 +22,10 @@
  *  - Reads and writes are submitted with IOCB_NOWAIT straight from
  *    ->submit_bio(), in the caller's context (aioloop_submit_direct()),
  *    when that context allows it; completions run in the file system's
- *    completion context and end the bio there.
+ *    completion context and end the bio there.  A deep queue of one
+ *    submitter goes to the unbound per-CPU workers instead while CPUs
+ *    idle, so that its file system work runs on another CPU
+ *    (aioloop_handoff()).
  *  - Otherwise the bio's kaio request is queued on a per-CPU list, and
  *    the CPU's worker takes the whole list, plugs, and submits every
  *    request with IOCB_NOWAIT.
@@ -56,6 +59,7 @@
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
 #include <linux/slab.h>
+#include <linux/tick.h>
 
 #include "compat.h"
 #include "aioloop.h"
@@ -74,6 +78,11 @@ static bool direct_submit = true;
 module_param(direct_submit, bool, 0644);
 MODULE_PARM_DESC(direct_submit,
 		 "Submit reads and writes to the backing file from the caller's context when it can (default Y); N hands every one to a per-CPU worker");
+
+static bool handoff = true;
+module_param(handoff, bool, 0644);
+MODULE_PARM_DESC(handoff,
+		 "Hand a deep queue's bios to a worker on an idle CPU instead of submitting them directly (default Y)");
 
 
 /*
@@ -196,6 +205,8 @@ static void aioloop_end(struct kaio_req *req, long err)
 		this_cpu_inc(lo->stats->errors);
 	}
 	bio_end_io_acct(bio, req->owner_data);
+	if (req->owner_ptr)
+		atomic_dec(&((struct aioloop_queue *)req->owner_ptr)->handed);
 	kaio_free(req);
 	bio_endio(bio);
 	percpu_ref_put(&lo->inflight);
@@ -584,21 +595,171 @@ void aioloop_free_workers(struct aioloop_device *lo)
 
 /* ---- submission ---------------------------------------------------------- */
 
-static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req)
+static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req,
+			      bool unbound)
 {
 	struct aioloop_queue *q = get_cpu_ptr(lo->queues);
 
 	/*
 	 * Only the first request of a batch queues the work.  The work
 	 * function is safe to run concurrently with itself, which happens
-	 * for a moment if same_cpu changes while it runs.
+	 * for a moment if a batch goes to the other workqueue while it runs.
 	 */
 	if (llist_add(&req->node, &q->list))
 		queue_work_on(smp_processor_id(),
-			      READ_ONCE(same_cpu) ? aioloop_wq :
-						    aioloop_unbound_wq,
+			      unbound ? aioloop_unbound_wq : aioloop_wq,
 			      &q->work);
 	put_cpu_ptr(lo->queues);
+}
+
+/*
+ * Hand-off to an idle CPU.  Direct submission runs the application, the
+ * block layer and the backing file system's I/O path of one submitter
+ * one after the other on its CPU.  A single task keeping a deep queue
+ * (one fio job, one database, one VM disk at QD32) is then bound by one
+ * CPU while others idle; handing its bios to the unbound workers
+ * overlaps the two halves.  At QD1 the same hand-off only adds a wakeup
+ * that the submitter waits for on every bio, and with every CPU busy
+ * (several submitters) it only adds context switches.  So the
+ * submitters on each CPU submit directly, and:
+ *  - at most once per probe period, if the CPUs idled for half a CPU
+ *    or more since the last sample and fewer than half the CPUs are
+ *    handing off already, the next AIOLOOP_WINDOW bios are handed off;
+ *  - a window in which at least half the bios found an earlier
+ *    handed-off bio of this CPU still in flight was a deep queue: the
+ *    next window is handed off too, and the period is back to its
+ *    minimum;
+ *  - otherwise (QD1, or workers that keep up with a shallow queue) the
+ *    CPU goes back to direct submission as soon as that is certain (at
+ *    QD1 after 9 bios) and the period doubles, up to AIOLOOP_PROBE_MAX:
+ *    a QD1 submitter pays a few wakeups per second.
+ * The window's bios all go to the unbound workqueue, whose workers the
+ * scheduler places on idle CPUs.
+ */
+#define AIOLOOP_WINDOW		16
+#define AIOLOOP_PROBE_MIN	1
+#define AIOLOOP_PROBE_MAX	HZ
+
+/*
+ * Until when each CPU lends another one to its hand-off: refreshed with
+ * every window, it lapses on its own when the submitter stops.
+ */
+static DEFINE_PER_CPU(unsigned long, aioloop_lending);
+
+/* Did the CPUs idle for half a CPU or more since the last sample? */
+static bool aioloop_spare_cpu(void)
+{
+	static DEFINE_SPINLOCK(lock);
+	static unsigned long stamp;
+	static u64 last_idle, last_wall;
+	static bool spare;
+	u64 idle = 0, wall, t;
+	int cpu;
+
+	if (READ_ONCE(stamp) == jiffies || !spin_trylock(&lock))
+		return READ_ONCE(spare);
+	if (stamp == jiffies)
+		goto out;
+	wall = ktime_get_ns() / NSEC_PER_USEC;
+	for_each_online_cpu(cpu) {
+		t = get_cpu_idle_time_us(cpu, NULL);
+		if (t == (u64)-1) {	/* no NO_HZ idle accounting */
+			idle = U64_MAX;
+			break;
+		}
+		idle += t;
+	}
+	WRITE_ONCE(spare, idle == U64_MAX ||
+			  2 * (idle - last_idle) >= wall - last_wall);
+	last_idle = idle;
+	last_wall = wall;
+	WRITE_ONCE(stamp, jiffies);
+out:
+	spin_unlock(&lock);
+	return READ_ONCE(spare);
+}
+
+/* How many CPUs are handing off now (each borrows a second CPU)? */
+static unsigned int aioloop_lenders(void)
+{
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (time_before(jiffies, per_cpu(aioloop_lending, cpu)))
+			n++;
+	return n;
+}
+
+static void aioloop_window_open(struct aioloop_queue *q)
+{
+	q->handoff = true;
+	q->left = AIOLOOP_WINDOW;
+	q->deep = 0;
+	__this_cpu_write(aioloop_lending, jiffies + 2);
+}
+
+/* Open a window if a CPU is spare and at most half the CPUs are lent. */
+static bool aioloop_window_start(struct aioloop_queue *q)
+{
+	if (!aioloop_spare_cpu() ||
+	    aioloop_lenders() >= max(num_online_cpus() / 2, 1U))
+		return false;
+	aioloop_window_open(q);
+	return true;
+}
+
+/* Close a window: a deep queue goes on, anything else goes direct. */
+static void aioloop_window_end(struct aioloop_queue *q)
+{
+	if (q->deep >= AIOLOOP_WINDOW / 2) {
+		q->period = AIOLOOP_PROBE_MIN;
+		aioloop_window_open(q);
+		return;
+	}
+	q->handoff = false;
+	q->period = min_t(unsigned int, q->period * 2, AIOLOOP_PROBE_MAX);
+	q->next_probe = jiffies + q->period;
+}
+
+/* Should this bio go to an idle CPU's worker?  Preemption is disabled. */
+static bool aioloop_handoff_now(struct aioloop_queue *q)
+{
+	if (!q->handoff) {
+		if (time_before(jiffies, q->next_probe))
+			return false;
+		if (!aioloop_window_start(q)) {
+			q->next_probe = jiffies + q->period;
+			return false;
+		}
+	}
+	if (atomic_read(&q->handed))
+		q->deep++;
+	/* End the window as soon as its verdict is known to be shallow. */
+	if (!--q->left || q->deep + q->left < AIOLOOP_WINDOW / 2)
+		aioloop_window_end(q);
+	return true;
+}
+
+/* Direct submission allowed: hand @req off instead if this CPU should. */
+static bool aioloop_handoff(struct aioloop_device *lo, struct kaio_req *req)
+{
+	struct aioloop_queue *q;
+	bool ret = false;
+
+	if (!READ_ONCE(handoff))
+		return false;
+	q = get_cpu_ptr(lo->queues);
+	if (aioloop_handoff_now(q)) {
+		atomic_inc(&q->handed);
+		req->owner_ptr = q;
+		this_cpu_inc(lo->stats->handoff);
+		ret = true;
+	}
+	put_cpu_ptr(lo->queues);
+	if (ret)
+		aioloop_queue_fast(lo, req, true);
+	return ret;
 }
 
 /*
@@ -682,11 +843,11 @@ void aioloop_submit_bio(struct bio *bio)
 	req->owner_data = bio_start_io_acct(bio);
 	if (!aioloop_fast_path(lo, bio))
 		aioloop_queue_blocking(lo, req);
-	else if (aioloop_may_submit_direct() &&
-		 aioloop_css_is_current(aioloop_bio_css(bio)))
+	else if (!aioloop_may_submit_direct() ||
+		 !aioloop_css_is_current(aioloop_bio_css(bio)))
+		aioloop_queue_fast(lo, req, !READ_ONCE(same_cpu));
+	else if (!aioloop_handoff(lo, req))
 		aioloop_submit_direct(lo, req);
-	else
-		aioloop_queue_fast(lo, req);
 }
 
 /* ---- set-up -------------------------------------------------------------- */
@@ -701,6 +862,10 @@ void aioloop_submit_init_dev(struct aioloop_device *lo)
 		init_llist_head(&q->list);
 		INIT_WORK(&q->work, aioloop_queue_work);
 		q->lo = lo;
+		atomic_set(&q->handed, 0);
+		q->handoff = false;
+		q->period = AIOLOOP_PROBE_MIN;
+		q->next_probe = jiffies;
 	}
 	aioloop_worker_init(&lo->worker, lo, NULL);
 	spin_lock_init(&lo->worker_lock);

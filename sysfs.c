@@ -184,6 +184,7 @@ static DEVICE_ATTR_RO(_name)
 
 AIOLOOP_STAT_ATTR(aio_submitted, kaio.submitted);
 AIOLOOP_STAT_ATTR(aio_direct, direct);
+AIOLOOP_STAT_ATTR(aio_handoff, handoff);
 AIOLOOP_STAT_ATTR(aio_inline, kaio.inline_done);
 AIOLOOP_STAT_ATTR(aio_queued, kaio.queued);
 AIOLOOP_STAT_ATTR(nowait_eagain, kaio.eagain);
@@ -199,6 +200,7 @@ static struct attribute *aioloop_aioloop_attrs[] = {
 	&dev_attr_sync_reason.attr,
 	&dev_attr_aio_submitted.attr,
 	&dev_attr_aio_direct.attr,
+	&dev_attr_aio_handoff.attr,
 	&dev_attr_aio_inline.attr,
 	&dev_attr_aio_queued.attr,
 	&dev_attr_nowait_eagain.attr,

@@ -71,8 +71,8 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 NCPU=$(nproc)
-COUNTERS="aio_submitted aio_inline aio_queued nowait_eagain sync_ios
-dio_retries aio_resubmits errors"
+COUNTERS="aio_submitted aio_direct aio_handoff aio_inline aio_queued
+nowait_eagain sync_ios dio_retries aio_resubmits errors"
 
 say() {
 	echo "$*"

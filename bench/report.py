@@ -59,8 +59,9 @@ TARGETS = [
 ONEJOB = [(b, w) for b in BACKINGS
           for w in ("randread-4k-qd32-j1", "randwrite-4k-qd32-j1")]
 
-COUNTERS = ["aio_submitted", "aio_inline", "aio_queued", "nowait_eagain",
-            "sync_ios", "dio_retries", "aio_resubmits", "errors"]
+COUNTERS = ["aio_submitted", "aio_direct", "aio_handoff", "aio_inline",
+            "aio_queued", "nowait_eagain", "sync_ios", "dio_retries",
+            "aio_resubmits", "errors"]
 
 
 def driver_desc(d):
@@ -374,9 +375,10 @@ class Report:
         return "\n".join(rows)
 
     def counter_table(self, b):
-        rows = ["| workload | submitted per I/O | inline | queued "
-                "| nowait_eagain | sync_ios | dio_retries | resubmits | errors |",
-                "|---" * 9 + "|"]
+        rows = ["| workload | submitted per I/O | direct | handed off "
+                "| inline | queued | nowait_eagain | sync_ios | dio_retries "
+                "| resubmits | errors |",
+                "|---" * 11 + "|"]
         any_rows = False
         for w in self.workloads:
             reps = [m for m in self.cells.get((b, w, "aio"), []) if m]
@@ -394,8 +396,10 @@ class Report:
             ios = median([m["iops"] * (self.meta.get("runtime", 1)
                                        + self.meta.get("ramp", 0))
                           for m in reps])
-            rows.append("| %s | %s | %s | %s | %s | %d | %d | %d | %d |" % (
-                w, fmt_ratio(ratio(sub, ios)), pc(c["aio_inline"]),
+            rows.append("| %s | %s | %s | %s | %s | %s | %s | %d | %d | %d "
+                        "| %d |" % (
+                w, fmt_ratio(ratio(sub, ios)), pc(c["aio_direct"]),
+                pc(c["aio_handoff"]), pc(c["aio_inline"]),
                 pc(c["aio_queued"]), pc(c["nowait_eagain"]),
                 c["sync_ios"], c["dio_retries"], c["aio_resubmits"],
                 c["errors"]))
@@ -530,8 +534,10 @@ class Report:
                          "(/sys/block/aioloop0/aioloop/, median per point)")
                 L.append("")
                 L.append("Submitted per I/O: kaio submissions per fio I/O "
-                         "(ramp included); inline, queued and nowait_eagain "
-                         "as a share of the submissions.")
+                         "(ramp included); direct (from the submitter's "
+                         "context), handed off (to an idle CPU's worker), "
+                         "inline, queued and nowait_eagain as a share of "
+                         "the submissions.")
                 L.append("")
                 L.append(ct)
                 L.append("")

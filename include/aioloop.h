@@ -52,6 +52,7 @@ enum aioloop_sync_reason {
 struct aioloop_stats {
 	struct kaio_stats kaio;
 	u64 direct;		/* submitted from the caller's context */
+	u64 handoff;		/* handed to an idle CPU's worker instead */
 	u64 sync_ios;
 	u64 flushes;
 	u64 discards;
@@ -80,6 +81,14 @@ struct aioloop_queue {
 	struct llist_head	list;
 	struct work_struct	work;
 	struct aioloop_device	*lo;
+
+	/* Hand-off state of the submitters on this CPU (submit.c). */
+	atomic_t		handed;		/* handed off, not yet ended */
+	bool			handoff;	/* in a hand-off window */
+	u8			left;		/* bios left in the window */
+	u8			deep;		/* ... that found one in flight */
+	unsigned int		period;		/* jiffies between probes */
+	unsigned long		next_probe;	/* jiffies */
 };
 
 struct aioloop_device {

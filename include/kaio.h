@@ -73,6 +73,7 @@ struct kaio_req {
 	/* For the owner's use; kaio never touches them. */
 	unsigned int		owner_flags;
 	unsigned long		owner_data;
+	void			*owner_ptr;
 	struct llist_node	node;
 };
 
