@@ -622,9 +622,10 @@ static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req,
  * that the submitter waits for on every bio, and with every CPU busy
  * (several submitters) it only adds context switches.  So the
  * submitters on each CPU submit directly, and:
- *  - at most once per probe period, if the CPUs idled for half a CPU
- *    or more since the last sample and fewer than half the CPUs are
- *    handing off already, the next AIOLOOP_WINDOW bios are handed off;
+ *  - at most once per probe period of the device, if the CPUs idled
+ *    for half a CPU or more since the last sample and fewer than half
+ *    the CPUs are handing off already, the next AIOLOOP_WINDOW bios
+ *    are handed off;
  *  - a window in which at least half the bios found an earlier
  *    handed-off bio of this CPU still in flight was a deep queue: the
  *    next window is handed off too, and the period is back to its
@@ -649,14 +650,14 @@ static DEFINE_PER_CPU(unsigned long, aioloop_lending);
 /* Did the CPUs idle for half a CPU or more since the last sample? */
 static bool aioloop_spare_cpu(void)
 {
-	static DEFINE_SPINLOCK(lock);
+	static DEFINE_RAW_SPINLOCK(lock);
 	static unsigned long stamp;
 	static u64 last_idle, last_wall;
 	static bool spare;
 	u64 idle = 0, wall, t;
 	int cpu;
 
-	if (READ_ONCE(stamp) == jiffies || !spin_trylock(&lock))
+	if (READ_ONCE(stamp) == jiffies || !raw_spin_trylock(&lock))
 		return READ_ONCE(spare);
 	if (stamp == jiffies)
 		goto out;
@@ -675,7 +676,7 @@ static bool aioloop_spare_cpu(void)
 	last_wall = wall;
 	WRITE_ONCE(stamp, jiffies);
 out:
-	spin_unlock(&lock);
+	raw_spin_unlock(&lock);
 	return READ_ONCE(spare);
 }
 
@@ -710,26 +711,38 @@ static bool aioloop_window_start(struct aioloop_queue *q)
 }
 
 /* Close a window: a deep queue goes on, anything else goes direct. */
-static void aioloop_window_end(struct aioloop_queue *q)
+static void aioloop_window_end(struct aioloop_device *lo,
+			       struct aioloop_queue *q)
 {
+	unsigned int period;
+
 	if (q->deep >= AIOLOOP_WINDOW / 2) {
-		q->period = AIOLOOP_PROBE_MIN;
+		WRITE_ONCE(lo->probe_period, AIOLOOP_PROBE_MIN);
 		aioloop_window_open(q);
 		return;
 	}
 	q->handoff = false;
-	q->period = min_t(unsigned int, q->period * 2, AIOLOOP_PROBE_MAX);
-	q->next_probe = jiffies + q->period;
+	period = min_t(unsigned int, READ_ONCE(lo->probe_period) * 2,
+		       AIOLOOP_PROBE_MAX);
+	WRITE_ONCE(lo->probe_period, period);
+	WRITE_ONCE(lo->next_probe, jiffies + period);
 }
 
-/* Should this bio go to an idle CPU's worker?  Preemption is disabled. */
-static bool aioloop_handoff_now(struct aioloop_queue *q)
+/*
+ * Should this bio go to an idle CPU's worker?  Preemption is disabled.
+ * The probe period is the device's: a QD1 submitter that the probe's
+ * wakeups move from CPU to CPU is probed once per period, not once per
+ * CPU.
+ */
+static bool aioloop_handoff_now(struct aioloop_device *lo,
+				struct aioloop_queue *q)
 {
 	if (!q->handoff) {
-		if (time_before(jiffies, q->next_probe))
+		if (time_before(jiffies, READ_ONCE(lo->next_probe)))
 			return false;
 		if (!aioloop_window_start(q)) {
-			q->next_probe = jiffies + q->period;
+			WRITE_ONCE(lo->next_probe,
+				   jiffies + READ_ONCE(lo->probe_period));
 			return false;
 		}
 	}
@@ -737,7 +750,7 @@ static bool aioloop_handoff_now(struct aioloop_queue *q)
 		q->deep++;
 	/* End the window as soon as its verdict is known to be shallow. */
 	if (!--q->left || q->deep + q->left < AIOLOOP_WINDOW / 2)
-		aioloop_window_end(q);
+		aioloop_window_end(lo, q);
 	return true;
 }
 
@@ -750,7 +763,7 @@ static bool aioloop_handoff(struct aioloop_device *lo, struct kaio_req *req)
 	if (!READ_ONCE(handoff))
 		return false;
 	q = get_cpu_ptr(lo->queues);
-	if (aioloop_handoff_now(q)) {
+	if (aioloop_handoff_now(lo, q)) {
 		atomic_inc(&q->handed);
 		req->owner_ptr = q;
 		this_cpu_inc(lo->stats->handoff);
@@ -864,9 +877,9 @@ void aioloop_submit_init_dev(struct aioloop_device *lo)
 		q->lo = lo;
 		atomic_set(&q->handed, 0);
 		q->handoff = false;
-		q->period = AIOLOOP_PROBE_MIN;
-		q->next_probe = jiffies;
 	}
+	lo->probe_period = AIOLOOP_PROBE_MIN;
+	lo->next_probe = jiffies;
 	aioloop_worker_init(&lo->worker, lo, NULL);
 	spin_lock_init(&lo->worker_lock);
 	lo->workers = RB_ROOT;

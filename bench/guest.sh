@@ -357,7 +357,7 @@ NWL=$(echo "$WL" | grep -c .)
 NB=$(echo "$BACKINGS" | wc -w)
 ND=$(echo "$DRIVERS" | wc -w)
 TOTAL=$((NWL * NB * ND * REPS))
-say "AIOBENCH-META {\"kernel\":\"$(uname -r)\",\"ncpu\":$NCPU,\"mem_kb\":$(awk '/^MemTotal/ {print $2}' /proc/meminfo),\"fio\":\"$(fio --version)\",\"matrix\":\"$MATRIX\",\"only\":\"$ONLY\",\"reps\":$REPS,\"runtime\":$RUNTIME,\"ramp\":$RAMP,\"size_mb\":$SIZE_MB,\"backings\":\"$BACKINGS\",\"drivers\":\"$DRIVERS\",\"points\":$TOTAL,\"hz\":$(getconf CLK_TCK 2>/dev/null || echo 100)}"
+say "AIOBENCH-META {\"kernel\":\"$(uname -r)\",\"ncpu\":$NCPU,\"mem_kb\":$(awk '/^MemTotal/ {print $2}' /proc/meminfo),\"fio\":\"$(fio --version)\",\"matrix\":\"$MATRIX\",\"only\":\"$ONLY\",\"reps\":$REPS,\"runtime\":$RUNTIME,\"ramp\":$RAMP,\"size_mb\":$SIZE_MB,\"backings\":\"$BACKINGS\",\"drivers\":\"$DRIVERS\",\"points\":$TOTAL,\"hz\":$(getconf CLK_TCK 2>/dev/null || echo 100),\"clocksource\":\"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)\"}"
 progress "$NWL workloads x $NB backings x $ND drivers x $REPS reps = $TOTAL points, ${RAMP}+${RUNTIME} s each, $NCPU CPUs"
 [ "$NWL" -gt 0 ] || {
 	err "no workload selected (matrix=$MATRIX only=$ONLY)"

@@ -87,8 +87,6 @@ struct aioloop_queue {
 	bool			handoff;	/* in a hand-off window */
 	u8			left;		/* bios left in the window */
 	u8			deep;		/* ... that found one in flight */
-	unsigned int		period;		/* jiffies between probes */
-	unsigned long		next_probe;	/* jiffies */
 };
 
 struct aioloop_device {
@@ -116,6 +114,8 @@ struct aioloop_device {
 	struct percpu_ref	inflight;	/* one per bio being served */
 	struct completion	drained;
 	struct aioloop_queue __percpu *queues;
+	unsigned int		probe_period;	/* jiffies between hand-off probes */
+	unsigned long		next_probe;	/* jiffies */
 	struct aioloop_stats __percpu *stats;
 	struct workqueue_struct	*wq;		/* the device's own, for workers */
 	struct aioloop_worker	worker;		/* the root cgroup's */

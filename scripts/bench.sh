@@ -23,8 +23,13 @@
 #                      repetition (perf record -e cpu-clock -a -g, whole
 #                      VM); the reports go to RESULTS/perf/, and the
 #                      profiled points' figures include perf's cost
-#   RESULTS=dir        where the results go (default bench/results, which
-#                      also updates the summary in README.md)
+#   CLOCK=tsc|hpet     the guest's clock source (default tsc; under TCG
+#                      each HPET read is an emulated MMIO access, see
+#                      bench/README.md)
+#   KVER=6.12          the kernel (default 6.1, see Makefile)
+#   RESULTS=dir        where the results go (default bench/results on 6.1,
+#                      bench/results/<KVER> otherwise; the default also
+#                      updates that kernel's summary in README.md)
 # The VM's files (initramfs, console log) are in $BUILD/bench.
 set -euo pipefail
 
@@ -32,7 +37,13 @@ cd "$(dirname "$0")/.."
 SRC=$PWD
 BUILD=${BUILD:-$PWD/build}
 BB=$BUILD/bench
-RESULTS=${RESULTS:-$SRC/bench/results}
+series=${KVER:-6.1}
+if [ "$series" = 6.1 ]; then
+	RESULTS_DEF=bench/results
+else
+	RESULTS_DEF=bench/results/$series
+fi
+RESULTS=${RESULTS:-$SRC/$RESULTS_DEF}
 mkdir -p "$BB"
 
 if [ -n "${QUICK:-}" ] && [ "${QUICK}" != 0 ]; then
@@ -99,6 +110,14 @@ append+=" aiobench.backings=$BACKINGS aiobench.drivers=$DRIVERS"
 [ -n "${ONLY:-}" ] && append+=" aiobench.only=$ONLY"
 [ -n "${MODPARAMS:-}" ] && append+=" aiobench.modparams=$MODPARAMS"
 [ -n "${PERF:-}" ] && append+=" aiobench.perf=$PERF"
+case ${CLOCK:-tsc} in
+tsc) append+=" clocksource=tsc tsc=reliable" ;;
+hpet) append+=" clocksource=hpet" ;;
+*)
+	echo "bench: CLOCK is tsc or hpet, not '$CLOCK'" >&2
+	exit 1
+	;;
+esac
 
 rc=0
 BUILD=$BB AIOTEST=bench TAG=bench VM_TIMEOUT=${VM_TIMEOUT:-$((est * 2 + 600))} \
@@ -119,7 +138,9 @@ fi
 hrc=0
 # README.md's summary follows the default results only, not experiments
 readme=()
-[ "$(realpath -m "$RESULTS")" = "$SRC/bench/results" ] && readme=(--readme "$SRC/README.md")
+[ "$(realpath -m "$RESULTS")" = "$SRC/$RESULTS_DEF" ] &&
+	readme=(--readme "$SRC/README.md" --readme-tag "$series"
+		--results-link "$RESULTS_DEF/latest.md")
 python3 bench/report.py "$BB/console-bench.log" "$RESULTS" --work "$BB" \
 	--jsonl "$BB/points.jsonl" --commit "$commit, aioloop.ko srcversion $srcversion" \
 	--host "$host" "${readme[@]}" || hrc=$?

@@ -17,7 +17,7 @@ BUILD=${BUILD:-$PWD/build}
 export BUILD
 mkdir -p "$BUILD"
 
-SMOKE_612_TESTS=${SMOKE_612_TESTS:-module_load_unload,integrity_ext4,integrity_xfs,integrity_tmpfs,ioctl_errnos,tool_attach_detach_list,discard_punches_holes,flush_reaches_backing,race_detach_under_io,stack_chain_2,stack_chain_3,cgroup_writeback}
+SMOKE_612_TESTS=${SMOKE_612_TESTS:-module_load_unload,integrity_ext4,integrity_xfs,integrity_tmpfs,ioctl_errnos,tool_attach_detach_list,discard_punches_holes,flush_reaches_backing,race_detach_under_io,stack_chain_2,stack_chain_3,cgroup_writeback,handoff_deep_queue}
 
 pass=0 fail=0 skip=0
 

@@ -4,7 +4,7 @@
 # One submitter with a deep queue has its bios handed to a worker on an
 # idle CPU (aio_handoff counts them); at queue depth 1 most bios stay
 # direct (a probe of up to 9 bios now and then, at most once a second
-# per CPU once settled: fewer than a quarter in 4 s); handoff=N hands none
+# once settled: fewer than a quarter in 4 s); handoff=N hands none
 # off; data written at depth 32 by one job, while bios are handed off,
 # reads back verified, on a device and on one stacked on a file system
 # on it.
