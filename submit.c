@@ -205,6 +205,7 @@ static void aioloop_end(struct kaio_req *req, long err)
 		this_cpu_inc(lo->stats->errors);
 	}
 	bio_end_io_acct(bio, req->owner_data);
+	/* A handed-off request is in flight on its CPU's queue until now. */
 	if (req->owner_ptr)
 		atomic_dec(&((struct aioloop_queue *)req->owner_ptr)->handed);
 	kaio_free(req);
