@@ -166,6 +166,17 @@ fill_random() {
 		iflag=fullblock,count_bytes oflag=$_of conv=notrunc status=none
 }
 
+# attach_inner DEV: ext4 on DEV, mounted at /mnt/d, and a device
+# attached to a 48M file /mnt/d/inner in it; prints the new device (call
+# it as inner=$(attach_inner DEV), so that a failure stops the test)
+attach_inner() {
+	expect_ok mkfs.ext4 -q -F "$1"
+	mkdir -p /mnt/d
+	expect_ok mount -t ext4 "$1" /mnt/d
+	mkfile /mnt/d/inner 48M
+	attach /mnt/d/inner
+}
+
 # mkfile PATH SIZE: sparse file
 mkfile() {
 	rm -f "$1"

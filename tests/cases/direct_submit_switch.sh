@@ -33,11 +33,7 @@ check_aio_counters "$dev"
 expect_eq errors "$(counter "$dev" errors)" 0
 
 # Two levels: ext4 on $dev, and a device on a file in that ext4.
-expect_ok mkfs.ext4 -q -F "$dev"
-mkdir -p /mnt/d
-expect_ok mount -t ext4 "$dev" /mnt/d
-mkfile /mnt/d/inner 48M
-inner=$(attach /mnt/d/inner)
+inner=$(attach_inner "$dev")
 expect_eq "inner mode" "$(counter "$inner" mode)" aio
 fio_verify "$inner" 32m
 sum=$(dev_md5 "$inner")

@@ -60,11 +60,7 @@ check_aio_counters "$dev"
 expect_eq errors "$(counter "$dev" errors)" 0
 
 # ext4 on $dev, a device on a file in it, verified at depth 32
-expect_ok mkfs.ext4 -q -F "$dev"
-mkdir -p /mnt/d
-expect_ok mount -t ext4 "$dev" /mnt/d
-mkfile /mnt/d/inner 48M
-inner=$(attach /mnt/d/inner)
+inner=$(attach_inner "$dev")
 IODEPTH=32 NUMJOBS=1 fio_verify "$inner" 32m
 log "stacked: $(counter "$inner" aio_handoff) and" \
 	"$(counter "$dev" aio_handoff) bios handed off (upper, lower)"
