@@ -624,13 +624,13 @@ static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req,
  * (several submitters) it only adds context switches.  So the
  * submitters on each CPU submit directly, and:
  *  - at most once per probe period of the device, if the CPUs idled
- *    for half a CPU or more since the last sample and fewer than half
- *    the CPUs are handing off already, the next AIOLOOP_WINDOW bios
- *    are handed off;
+ *    for half a CPU or more since the last sample and a CPU is left
+ *    over (aioloop_cpu_to_lend()), the next AIOLOOP_WINDOW bios are
+ *    handed off;
  *  - a window in which at least half the bios found an earlier
  *    handed-off bio of this CPU still in flight was a deep queue: the
- *    next window is handed off too, and the period is back to its
- *    minimum;
+ *    next window is handed off too, as long as the CPU it borrows is
+ *    still left over, and the period is back to its minimum;
  *  - otherwise (QD1, or workers that keep up with a shallow queue) the
  *    CPU goes back to direct submission as soon as that is certain (at
  *    QD1 after 9 bios) and the period doubles, up to AIOLOOP_PROBE_MAX:
@@ -641,12 +641,37 @@ static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req,
 #define AIOLOOP_WINDOW		16
 #define AIOLOOP_PROBE_MIN	1
 #define AIOLOOP_PROBE_MAX	HZ
+#define AIOLOOP_SUBMITTER_LIFE	max(HZ / 50, 2)	/* jiffies, 20 ms */
 
 /*
- * Until when each CPU lends another one to its hand-off: refreshed with
- * every window, it lapses on its own when the submitter stops.
+ * Who submits to aioloop devices on each CPU: the last jiffy a bio came
+ * by the direct path, the task that sent it and whether another task
+ * did in the same jiffy.  Refreshed by every bio, it lapses on its own
+ * when the submitters stop.
  */
+struct aioloop_submitters {
+	unsigned long		jiffy;
+	struct task_struct	*task;
+	unsigned int		tasks;		/* 1, or 2 for "more" */
+};
+
+static DEFINE_PER_CPU(struct aioloop_submitters, aioloop_submitting);
+
+/* Until when each CPU borrows a second one for its hand-off. */
 static DEFINE_PER_CPU(unsigned long, aioloop_lending);
+
+static void aioloop_count_submitter(void)
+{
+	struct aioloop_submitters *s = this_cpu_ptr(&aioloop_submitting);
+
+	if (s->jiffy != jiffies) {
+		WRITE_ONCE(s->jiffy, jiffies);
+		s->task = current;
+		WRITE_ONCE(s->tasks, 1);
+	} else if (s->task != current && s->tasks == 1) {
+		WRITE_ONCE(s->tasks, 2);
+	}
+}
 
 /* Did the CPUs idle for half a CPU or more since the last sample? */
 static bool aioloop_spare_cpu(void)
@@ -681,16 +706,35 @@ out:
 	return READ_ONCE(spare);
 }
 
-/* How many CPUs are handing off now (each borrows a second CPU)? */
-static unsigned int aioloop_lenders(void)
+/*
+ * Is a CPU left over for this CPU's hand-off?  Every task that submitted
+ * in the last AIOLOOP_SUBMITTER_LIFE jiffies needs a CPU of its own (a
+ * task that moved counts on both CPUs for a moment; one that the
+ * scheduler or the hypervisor kept off its CPU for a few milliseconds
+ * still counts), and every CPU handing off a
+ * second one (this one included, if its window is open), with at most
+ * half the CPUs handing off.  Several submitters that keep the CPUs
+ * busy between them submit directly: a hand-off would only add wakeups
+ * and context switches, and the workers would take CPU time from the
+ * other submitters.
+ */
+static bool aioloop_cpu_to_lend(bool open)
 {
-	unsigned int n = 0;
+	unsigned int cpus = num_online_cpus(), need = open ? 0 : 1;
+	unsigned int lending = open ? 0 : 1;
+	struct aioloop_submitters *s;
 	int cpu;
 
-	for_each_online_cpu(cpu)
-		if (time_before(jiffies, per_cpu(aioloop_lending, cpu)))
-			n++;
-	return n;
+	for_each_online_cpu(cpu) {
+		if (time_before(jiffies, per_cpu(aioloop_lending, cpu))) {
+			need++;
+			lending++;
+		}
+		s = per_cpu_ptr(&aioloop_submitting, cpu);
+		if (jiffies - READ_ONCE(s->jiffy) <= AIOLOOP_SUBMITTER_LIFE)
+			need += READ_ONCE(s->tasks);
+	}
+	return need <= cpus && lending <= max(cpus / 2, 1U);
 }
 
 static void aioloop_window_open(struct aioloop_queue *q)
@@ -701,11 +745,10 @@ static void aioloop_window_open(struct aioloop_queue *q)
 	__this_cpu_write(aioloop_lending, jiffies + 2);
 }
 
-/* Open a window if a CPU is spare and at most half the CPUs are lent. */
+/* Open a window if the CPUs idle and one is left over for this one. */
 static bool aioloop_window_start(struct aioloop_queue *q)
 {
-	if (!aioloop_spare_cpu() ||
-	    aioloop_lenders() >= max(num_online_cpus() / 2, 1U))
+	if (!aioloop_spare_cpu() || !aioloop_cpu_to_lend(false))
 		return false;
 	aioloop_window_open(q);
 	return true;
@@ -719,7 +762,13 @@ static void aioloop_window_end(struct aioloop_device *lo,
 
 	if (q->deep >= AIOLOOP_WINDOW / 2) {
 		WRITE_ONCE(lo->probe_period, AIOLOOP_PROBE_MIN);
-		aioloop_window_open(q);
+		if (aioloop_cpu_to_lend(true)) {
+			aioloop_window_open(q);
+			return;
+		}
+		/* Deep, but the CPU it borrowed is wanted: probe again. */
+		q->handoff = false;
+		WRITE_ONCE(lo->next_probe, jiffies + AIOLOOP_PROBE_MIN);
 		return;
 	}
 	q->handoff = false;
@@ -738,6 +787,7 @@ static void aioloop_window_end(struct aioloop_device *lo,
 static bool aioloop_handoff_now(struct aioloop_device *lo,
 				struct aioloop_queue *q)
 {
+	aioloop_count_submitter();
 	if (!q->handoff) {
 		if (time_before(jiffies, READ_ONCE(lo->next_probe)))
 			return false;

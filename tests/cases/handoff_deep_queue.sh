@@ -4,22 +4,24 @@
 # One submitter with a deep queue has its bios handed to a worker on an
 # idle CPU (aio_handoff counts them); at queue depth 1 most bios stay
 # direct (a probe of up to 9 bios now and then, at most once a second
-# once settled: fewer than a quarter in 4 s); handoff=N hands none
-# off; data written at depth 32 by one job, while bios are handed off,
-# reads back verified, on a device and on one stacked on a file system
-# on it.
+# once settled: fewer than a quarter in 4 s); as many deep-queue jobs
+# as CPUs leave no CPU to borrow and hand off under a quarter too (the
+# start, before every job submits, may); handoff=N hands none off; data
+# written at depth 32 by one job, while bios are handed off, reads back
+# verified, on a device and on one stacked on a file system on it.
 . /tests/lib.sh
 
 PARAM=/sys/module/aioloop/parameters/handoff
 
-# randread DEV QD SECONDS: one fio job of 4k random reads
+# randread DEV QD SECONDS [JOBS]: fio jobs (default 1) of 4k random reads
 randread() {
 	expect_ok fio --name=rr --filename="$1" --ioengine=libaio --direct=1 \
-		--rw=randread --bs=4k --iodepth="$2" --numjobs=1 --size=64m \
-		--time_based --runtime="$3" --eta=never --output=/dev/null
+		--rw=randread --bs=4k --iodepth="$2" --numjobs="${4:-1}" \
+		--size=64m --time_based --runtime="$3" --eta=never \
+		--output=/dev/null
 }
 
-# handed DEV QD SECONDS: "handed-off submitted" counter deltas of a run
+# handed DEV QD SECONDS [JOBS]: "handed-off submitted" counter deltas
 handed() {
 	_h0=$(counter "$1" aio_handoff)
 	_s0=$(counter "$1" aio_submitted)
@@ -45,6 +47,13 @@ r=$(handed "$dev" 32 4)
 set -- $r
 log "QD32: $1 of $2 bios handed off"
 [ "$1" -gt 0 ] || fail "QD32 handed off none of $2 bios"
+
+cpus=$(nproc)
+r=$(handed "$dev" 32 4 "$cpus")
+set -- $r
+log "QD32, $cpus jobs: $1 of $2 bios handed off"
+[ "$2" -gt 0 ] || fail "$cpus jobs submitted nothing"
+[ $(($1 * 4)) -lt "$2" ] || fail "$cpus jobs handed off $1 of $2 bios"
 
 echo N >$PARAM
 r=$(handed "$dev" 32 2)
