@@ -17,12 +17,13 @@ fill_random /mnt/s/img 0 $((32 * M))
 load_aioloop
 dev=/dev/aioloop0
 
-# 1. fio holds the device open: autoclear
+# 1. fio holds the device open: autoclear (fio runs long enough to be
+# still running at the checks on a slow debug kernel)
 for round in 1 2 3; do
 	attach_when_free /mnt/s/img $dev >/dev/null
 	bg_start fio timeout -k 10 90 fio --name=clr --filename=$dev \
 		--ioengine=libaio --direct=1 --iodepth=32 --rw=randrw --bs=4k \
-		--size=32m --time_based --runtime=3 --eta=never
+		--size=32m --time_based --runtime=10 --eta=never
 	io_started $dev
 	sleep 0.5
 	bg_running fio || { bg_out fio; fail "fio ended early"; }
