@@ -644,15 +644,16 @@ static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req,
 #define AIOLOOP_SUBMITTER_LIFE	max(HZ / 50, 2)	/* jiffies, 20 ms */
 
 /*
- * Who submits to aioloop devices on each CPU: the last jiffy a bio came
- * by the direct path, the task that sent it and whether another task
- * did in the same jiffy.  Refreshed by every bio, it lapses on its own
- * when the submitters stop.
+ * Who submits to aioloop devices on each CPU, by the direct path: the
+ * last task, the last jiffy a bio came and the last one a task other
+ * than the one before it sent one within AIOLOOP_SUBMITTER_LIFE (two
+ * tasks take turns on the CPU).
+ * Refreshed by every bio, both stamps lapse on their own.
  */
 struct aioloop_submitters {
 	unsigned long		jiffy;
+	unsigned long		other;
 	struct task_struct	*task;
-	unsigned int		tasks;		/* 1, or 2 for "more" */
 };
 
 static DEFINE_PER_CPU(struct aioloop_submitters, aioloop_submitting);
@@ -660,17 +661,22 @@ static DEFINE_PER_CPU(struct aioloop_submitters, aioloop_submitting);
 /* Until when each CPU borrows a second one for its hand-off. */
 static DEFINE_PER_CPU(unsigned long, aioloop_lending);
 
+static bool aioloop_submitted_lately(unsigned long stamp)
+{
+	return jiffies - stamp <= AIOLOOP_SUBMITTER_LIFE;
+}
+
 static void aioloop_count_submitter(void)
 {
 	struct aioloop_submitters *s = this_cpu_ptr(&aioloop_submitting);
 
-	if (s->jiffy != jiffies) {
-		WRITE_ONCE(s->jiffy, jiffies);
-		s->task = current;
-		WRITE_ONCE(s->tasks, 1);
-	} else if (s->task != current && s->tasks == 1) {
-		WRITE_ONCE(s->tasks, 2);
+	if (s->task != current) {
+		if (s->task && aioloop_submitted_lately(s->jiffy))
+			WRITE_ONCE(s->other, jiffies);
+		WRITE_ONCE(s->task, current);
 	}
+	if (s->jiffy != jiffies)
+		WRITE_ONCE(s->jiffy, jiffies);
 }
 
 /* Did the CPUs idle for half a CPU or more since the last sample? */
@@ -708,31 +714,35 @@ out:
 
 /*
  * Is a CPU left over for this CPU's hand-off?  Every task that submitted
- * in the last AIOLOOP_SUBMITTER_LIFE jiffies needs a CPU of its own (a
- * task that moved counts on both CPUs for a moment; one that the
- * scheduler or the hypervisor kept off its CPU for a few milliseconds
- * still counts), and every CPU handing off a
- * second one (this one included, if its window is open), with at most
- * half the CPUs handing off.  Several submitters that keep the CPUs
- * busy between them submit directly: a hand-off would only add wakeups
- * and context switches, and the workers would take CPU time from the
- * other submitters.
+ * in the last AIOLOOP_SUBMITTER_LIFE jiffies needs a CPU of its own (one
+ * that the scheduler or the hypervisor kept off its CPU for a few
+ * milliseconds still counts; the current task, which may have come from
+ * another CPU, counts once), and a CPU handing off (this one, and any
+ * whose window is open) needs two, its submitter's and a second one,
+ * even while its submitter waits for the bios it handed off; at most
+ * half the CPUs hand off.  Several submitters that keep the CPUs busy
+ * between them submit directly: a hand-off would only add wakeups and
+ * context switches, and the workers would take CPU time from the other
+ * submitters.
  */
-static bool aioloop_cpu_to_lend(bool open)
+static bool aioloop_cpu_to_lend(void)
 {
-	unsigned int cpus = num_online_cpus(), need = open ? 0 : 1;
-	unsigned int lending = open ? 0 : 1;
+	unsigned int cpus = num_online_cpus(), need = 0, lending = 0;
+	int this = smp_processor_id(), cpu;
 	struct aioloop_submitters *s;
-	int cpu;
 
 	for_each_online_cpu(cpu) {
-		if (time_before(jiffies, per_cpu(aioloop_lending, cpu))) {
-			need++;
-			lending++;
-		}
 		s = per_cpu_ptr(&aioloop_submitting, cpu);
-		if (jiffies - READ_ONCE(s->jiffy) <= AIOLOOP_SUBMITTER_LIFE)
-			need += READ_ONCE(s->tasks);
+		if (cpu == this ||
+		    time_before(jiffies, per_cpu(aioloop_lending, cpu))) {
+			need += 2;
+			lending++;
+		} else if (READ_ONCE(s->task) != current &&
+			   aioloop_submitted_lately(READ_ONCE(s->jiffy))) {
+			need++;
+		}
+		if (aioloop_submitted_lately(READ_ONCE(s->other)))
+			need++;
 	}
 	return need <= cpus && lending <= max(cpus / 2, 1U);
 }
@@ -748,7 +758,7 @@ static void aioloop_window_open(struct aioloop_queue *q)
 /* Open a window if the CPUs idle and one is left over for this one. */
 static bool aioloop_window_start(struct aioloop_queue *q)
 {
-	if (!aioloop_spare_cpu() || !aioloop_cpu_to_lend(false))
+	if (!aioloop_spare_cpu() || !aioloop_cpu_to_lend())
 		return false;
 	aioloop_window_open(q);
 	return true;
@@ -762,7 +772,7 @@ static void aioloop_window_end(struct aioloop_device *lo,
 
 	if (q->deep >= AIOLOOP_WINDOW / 2) {
 		WRITE_ONCE(lo->probe_period, AIOLOOP_PROBE_MIN);
-		if (aioloop_cpu_to_lend(true)) {
+		if (aioloop_cpu_to_lend()) {
 			aioloop_window_open(q);
 			return;
 		}
