@@ -647,19 +647,18 @@ static void aioloop_queue_fast(struct aioloop_device *lo, struct kaio_req *req,
  * Who submits to aioloop devices on each CPU, by the direct path: the
  * last task, the last jiffy a bio came and the last one a task other
  * than the one before it sent one within AIOLOOP_SUBMITTER_LIFE (two
- * tasks take turns on the CPU).
- * Refreshed by every bio, both stamps lapse on their own.
+ * tasks take turns on the CPU); and until when the CPU borrows a second
+ * one for its hand-off.  Refreshed by every bio and every window, the
+ * stamps lapse on their own.
  */
 struct aioloop_submitters {
 	unsigned long		jiffy;
 	unsigned long		other;
 	struct task_struct	*task;
+	unsigned long		lending;
 };
 
 static DEFINE_PER_CPU(struct aioloop_submitters, aioloop_submitting);
-
-/* Until when each CPU borrows a second one for its hand-off. */
-static DEFINE_PER_CPU(unsigned long, aioloop_lending);
 
 static bool aioloop_submitted_lately(unsigned long stamp)
 {
@@ -734,7 +733,7 @@ static bool aioloop_cpu_to_lend(void)
 	for_each_online_cpu(cpu) {
 		s = per_cpu_ptr(&aioloop_submitting, cpu);
 		if (cpu == this ||
-		    time_before(jiffies, per_cpu(aioloop_lending, cpu))) {
+		    time_before(jiffies, READ_ONCE(s->lending))) {
 			need += 2;
 			lending++;
 		} else if (READ_ONCE(s->task) != current &&
@@ -752,7 +751,7 @@ static void aioloop_window_open(struct aioloop_queue *q)
 	q->handoff = true;
 	q->left = AIOLOOP_WINDOW;
 	q->deep = 0;
-	__this_cpu_write(aioloop_lending, jiffies + 2);
+	__this_cpu_write(aioloop_submitting.lending, jiffies + 2);
 }
 
 /* Open a window if the CPUs idle and one is left over for this one. */
@@ -768,23 +767,19 @@ static bool aioloop_window_start(struct aioloop_queue *q)
 static void aioloop_window_end(struct aioloop_device *lo,
 			       struct aioloop_queue *q)
 {
-	unsigned int period;
+	bool deep = q->deep >= AIOLOOP_WINDOW / 2;
+	unsigned int period = AIOLOOP_PROBE_MIN;
 
-	if (q->deep >= AIOLOOP_WINDOW / 2) {
-		WRITE_ONCE(lo->probe_period, AIOLOOP_PROBE_MIN);
-		if (aioloop_cpu_to_lend()) {
-			aioloop_window_open(q);
-			return;
-		}
-		/* Deep, but the CPU it borrowed is wanted: probe again. */
-		q->handoff = false;
-		WRITE_ONCE(lo->next_probe, jiffies + AIOLOOP_PROBE_MIN);
+	if (!deep)
+		period = min_t(unsigned int, READ_ONCE(lo->probe_period) * 2,
+			       AIOLOOP_PROBE_MAX);
+	WRITE_ONCE(lo->probe_period, period);
+	/* A deep queue goes on while a CPU is still left over for it. */
+	if (deep && aioloop_cpu_to_lend()) {
+		aioloop_window_open(q);
 		return;
 	}
 	q->handoff = false;
-	period = min_t(unsigned int, READ_ONCE(lo->probe_period) * 2,
-		       AIOLOOP_PROBE_MAX);
-	WRITE_ONCE(lo->probe_period, period);
 	WRITE_ONCE(lo->next_probe, jiffies + period);
 }
 
