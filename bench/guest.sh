@@ -296,6 +296,9 @@ perf_report() {
 		perf report -i "$OUT/perf.data" --stdio --no-children \
 			-g graph,0.5,callee --sort sym \
 			--percent-limit 3 2>&1 | grep -v '^$' | head -400
+		echo "# inclusive time by symbol (self and callees)"
+		perf report -i "$OUT/perf.data" --stdio --children -g none \
+			--sort sym --percent-limit 2 2>&1 | grep -Ev '^(#|$)'
 	} | sed "s/^/AIOBENCH-PERF $PERF_POINT /"
 	rm -f "$OUT/perf.data"
 	PERF_PID=
