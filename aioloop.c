@@ -130,6 +130,9 @@ static const struct block_device_operations aioloop_fops = {
 	.open		= aioloop_open,
 	.release	= aioloop_release,
 	.ioctl		= aioloop_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= aioloop_compat_ioctl,
+#endif
 	.free_disk	= aioloop_free_disk,
 };
 

@@ -22,6 +22,7 @@
 #include <linux/blkdev.h>
 #include <linux/namei.h>
 #include <linux/pagemap.h>
+#include <linux/compat.h>
 
 #include "compat.h"
 #include "aioloop.h"
@@ -924,3 +925,108 @@ int aioloop_ioctl(AIOLOOP_IOCTL_ARGS)
 		return -ENOTTY;
 	}
 }
+
+/* ---- 32-bit callers ------------------------------------------------------ */
+
+#ifdef CONFIG_COMPAT
+/* struct loop_info as a 32-bit caller lays it out (drivers/block/loop.c). */
+struct aioloop_compat_info {
+	compat_int_t	lo_number;
+	compat_dev_t	lo_device;
+	compat_ulong_t	lo_inode;
+	compat_dev_t	lo_rdevice;
+	compat_int_t	lo_offset;
+	compat_int_t	lo_encrypt_type;
+	compat_int_t	lo_encrypt_key_size;
+	compat_int_t	lo_flags;
+	char		lo_name[LO_NAME_SIZE];
+	unsigned char	lo_encrypt_key[LO_KEY_SIZE];
+	compat_ulong_t	lo_init[2];
+	char		reserved[4];
+};
+
+static int aioloop_set_status_compat(struct aioloop_device *lo,
+				     const struct aioloop_compat_info __user *arg)
+{
+	struct aioloop_compat_info info;
+	struct loop_info64 info64;
+
+	if (copy_from_user(&info, arg, sizeof(info)))
+		return -EFAULT;
+	memset(&info64, 0, sizeof(info64));
+	info64.lo_number = info.lo_number;
+	info64.lo_device = info.lo_device;
+	info64.lo_inode = info.lo_inode;
+	info64.lo_rdevice = info.lo_rdevice;
+	info64.lo_offset = info.lo_offset;
+	info64.lo_flags = info.lo_flags;
+	memcpy(info64.lo_file_name, info.lo_name, LO_NAME_SIZE);
+	return aioloop_set_status(lo, &info64);
+}
+
+static int aioloop_get_status_compat(struct aioloop_device *lo,
+				     struct aioloop_compat_info __user *arg)
+{
+	struct aioloop_compat_info info;
+	struct loop_info64 info64;
+	int err;
+
+	if (!arg)
+		return -EINVAL;
+	err = aioloop_get_status(lo, &info64);
+	if (err)
+		return err;
+	memset(&info, 0, sizeof(info));
+	info.lo_number = info64.lo_number;
+	info.lo_device = info64.lo_device;
+	info.lo_inode = info64.lo_inode;
+	info.lo_rdevice = info64.lo_rdevice;
+	info.lo_offset = info64.lo_offset;
+	info.lo_flags = info64.lo_flags;
+	memcpy(info.lo_name, info64.lo_file_name, LO_NAME_SIZE);
+
+	/* Values that do not fit the 32-bit structure. */
+	if (info.lo_device != info64.lo_device ||
+	    info.lo_rdevice != info64.lo_rdevice ||
+	    info.lo_inode != info64.lo_inode ||
+	    info.lo_offset != info64.lo_offset)
+		return -EOVERFLOW;
+	if (copy_to_user(arg, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * ->compat_ioctl: LOOP_SET_STATUS and LOOP_GET_STATUS carry struct
+ * loop_info, whose longs and dev_t differ for a 32-bit caller; every
+ * other ioctl has the same layout and only needs its pointer converted,
+ * as loop's lo_compat_ioctl() does.
+ */
+int aioloop_compat_ioctl(AIOLOOP_IOCTL_ARGS)
+{
+	struct aioloop_device *lo = bdev->bd_disk->private_data;
+
+	switch (cmd) {
+	case LOOP_SET_STATUS:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		return aioloop_set_status_compat(lo, compat_ptr(arg));
+	case LOOP_GET_STATUS:
+		return aioloop_get_status_compat(lo, compat_ptr(arg));
+	case LOOP_SET_CAPACITY:
+	case LOOP_CLR_FD:
+	case LOOP_GET_STATUS64:
+	case LOOP_SET_STATUS64:
+	case LOOP_CONFIGURE:
+		arg = (unsigned long)compat_ptr(arg);
+		fallthrough;
+	case LOOP_SET_FD:
+	case LOOP_CHANGE_FD:
+	case LOOP_SET_BLOCK_SIZE:
+	case LOOP_SET_DIRECT_IO:
+		return aioloop_ioctl(bdev, mode, cmd, arg);
+	default:
+		return -ENOIOCTLCMD;
+	}
+}
+#endif /* CONFIG_COMPAT */

@@ -155,6 +155,9 @@ void aioloop_submit_exit(void);
 
 /* ioctl.c */
 int aioloop_ioctl(AIOLOOP_IOCTL_ARGS);
+#ifdef CONFIG_COMPAT
+int aioloop_compat_ioctl(AIOLOOP_IOCTL_ARGS);
+#endif
 void aioloop_release_detach(struct aioloop_device *lo);
 
 /* sysfs.c */

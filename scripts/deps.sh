@@ -6,7 +6,7 @@
 # them are already present.
 set -eu
 
-PKGS="build-essential sparse kmod cpio gzip zstd
+PKGS="build-essential gcc-multilib sparse kmod cpio gzip zstd
 linux-image-amd64 linux-headers-amd64
 qemu-system-x86
 dash busybox-static fio util-linux fdisk coreutils diffutils findutils

@@ -86,6 +86,7 @@ tar -C "$SRC" -cf - --exclude-vcs --exclude=./build \
 	--exclude='.*.cmd' --exclude='*.o.d' --exclude=modules.order \
 	--exclude=Module.symvers --exclude=.tmp_versions \
 	--exclude=./tools/aioloop-setup --exclude=./tests/helpers/lioctl \
+	--exclude=./tests/helpers/lioctl32 \
 	--exclude=./tests/helpers/fuzz . |
 	tar -C "$DST" -xf -
 [ -f "$DST/dkms.conf" ] || fail "no dkms.conf in $DST"
