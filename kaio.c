@@ -15,6 +15,12 @@
  * submission, dropped when ->read_iter() returns -EIOCBQUEUED, and one
  * for ->ki_complete.  Whichever goes last completes the request.
  *
+ * A write to a regular file holds its file system's freeze protection
+ * from submission to completion, as fs/aio.c's do, so that no write
+ * reaches a frozen file system: a KAIO_NOWAIT write only tries to take
+ * it and otherwise ends -EAGAIN (and goes to ->punt()), a blocking one
+ * waits for the thaw.
+ *
  * kaio has no thread of its own: a request that must be issued again from
  * a context that may block goes to its owner's ->punt(), so that each
  * owner (each aioloop device) retries on its own workers and one owner's
@@ -122,6 +128,34 @@ void kaio_init_callback(struct kaio_req *req, kaio_done_fn fn,
 static void kaio_complete(struct kiocb *iocb, long ret);
 static void kaio_ki_complete(struct kiocb *iocb, long ret);
 
+/* Freeze protection for a write to a regular file; false: frozen, NOWAIT */
+static bool kaio_start_write(struct kaio_req *req)
+{
+	struct inode *inode = file_inode(req->file);
+
+	if (req->op != KAIO_WRITE || !S_ISREG(inode->i_mode))
+		return true;
+	if (!(req->flags & KAIO_NOWAIT))
+		sb_start_write(inode->i_sb);
+	else if (!sb_start_write_trylock(inode->i_sb))
+		return false;
+	/* Held until the completion, which may run in another context. */
+	__sb_writers_release(inode->i_sb, SB_FREEZE_WRITE);
+	req->flags |= KAIO_SB_WRITE;
+	return true;
+}
+
+static void kaio_end_write(struct kaio_req *req)
+{
+	struct super_block *sb = file_inode(req->file)->i_sb;
+
+	if (!(req->flags & KAIO_SB_WRITE))
+		return;
+	req->flags &= ~KAIO_SB_WRITE;
+	__sb_writers_acquired(sb, SB_FREEZE_WRITE);
+	sb_end_write(sb);
+}
+
 static void kaio_issue(struct kaio_req *req)
 {
 	struct kiocb *iocb = &req->iocb;
@@ -141,6 +175,11 @@ static void kaio_issue(struct kaio_req *req)
 		iocb->ki_flags |= IOCB_DSYNC;
 	iocb->ki_complete = kaio_ki_complete;
 
+	if (!kaio_start_write(req)) {
+		/* The file system is frozen: retry blocking, on a worker. */
+		kaio_complete(iocb, -EAGAIN);
+		return;
+	}
 	atomic_set(&req->ref, 2);
 	kaio_stat_inc(req, submitted);
 	ret = aioloop_call_iter(req->file, iocb, &req->iter, write);
@@ -176,6 +215,7 @@ static void kaio_complete(struct kiocb *iocb, long ret)
 {
 	struct kaio_req *req = container_of(iocb, struct kaio_req, iocb);
 
+	kaio_end_write(req);
 	if (ret == -EIOCBQUEUED)	/* never a completion value */
 		ret = -EIO;
 

@@ -40,6 +40,7 @@ enum kaio_op {
 /* kaio_req.flags */
 #define KAIO_NOWAIT	(1U << 0)	/* try IOCB_NOWAIT, retry blocking */
 #define KAIO_DSYNC	(1U << 1)	/* write through: FUA semantics */
+#define KAIO_SB_WRITE	(1U << 8)	/* kaio's own: freeze protection held */
 
 struct kaio_req;
 typedef void (*kaio_done_fn)(struct kaio_req *req, long ret);
