@@ -51,7 +51,9 @@ has man/aioloop.4 $attrs
 errnos=$(grep -ho -- '-E[A-Z]\{3,\}' ioctl.c aioloop.c submit.c | tr -d - | sort -u)
 for e in $errnos; do
 	case $e in
-	EIOCBQUEUED | EAGAIN | ENOSPC | EOPNOTSUPP | EINTR) continue ;;
+	# kernel-internal (ENOIOCTLCMD reaches a caller as ENOTTY) or not
+	# an ioctl's
+	EIOCBQUEUED | ENOIOCTLCMD | EAGAIN | ENOSPC | EOPNOTSUPP | EINTR) continue ;;
 	esac
 	has man/aioloop.4 "$e"
 done
