@@ -177,6 +177,7 @@ static void kaio_issue(struct kaio_req *req)
 
 	if (!kaio_start_write(req)) {
 		/* The file system is frozen: retry blocking, on a worker. */
+		req->flags |= KAIO_INLINE;
 		kaio_complete(iocb, -EAGAIN);
 		return;
 	}
@@ -185,13 +186,16 @@ static void kaio_issue(struct kaio_req *req)
 	ret = aioloop_call_iter(req->file, iocb, &req->iter, write);
 	if (ret == -EIOCBQUEUED) {
 		/* ->ki_complete may have run already: the last one ends it */
-		if (atomic_dec_and_test(&req->ref))
+		if (atomic_dec_and_test(&req->ref)) {
+			req->flags |= KAIO_INLINE;
 			kaio_complete(iocb, req->result);
+		}
 		return;
 	}
 
 	/* Not queued: the file system does not call ->ki_complete. */
 	kaio_stat_inc(req, inline_done);
+	req->flags |= KAIO_INLINE;
 	kaio_complete(iocb, ret);
 }
 
@@ -254,8 +258,10 @@ static void kaio_ki_complete(struct kiocb *iocb, long ret)
 
 	kaio_stat_inc(req, queued);
 	req->result = ret;
-	if (atomic_dec_and_test(&req->ref))
+	if (atomic_dec_and_test(&req->ref)) {
+		req->flags &= ~KAIO_INLINE;
 		kaio_complete(iocb, ret);
+	}
 }
 
 /**

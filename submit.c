@@ -194,16 +194,14 @@ static inline struct aioloop_device *aioloop_bio_dev(struct bio *bio)
 	return bio->bi_bdev->bd_disk->private_data;
 }
 
-/* Ends the bio and drops everything it held.  Any context. */
-static void aioloop_end(struct kaio_req *req, long err)
+/* Ends the bio with @status and drops everything it held.  Any context. */
+static void aioloop_finish(struct kaio_req *req, blk_status_t status)
 {
 	struct bio *bio = req->data;
 	struct aioloop_device *lo = aioloop_bio_dev(bio);
 
-	if (err) {
-		bio->bi_status = aioloop_errno_to_status(err);
-		this_cpu_inc(lo->stats->errors);
-	}
+	if (status)
+		bio->bi_status = status;
 	bio_end_io_acct(bio, req->owner_data);
 	/* A handed-off request is in flight on its CPU's queue until now. */
 	if (req->owner_ptr)
@@ -211,6 +209,13 @@ static void aioloop_end(struct kaio_req *req, long err)
 	kaio_free(req);
 	bio_endio(bio);
 	percpu_ref_put(&lo->inflight);
+}
+
+static void aioloop_end(struct kaio_req *req, long err)
+{
+	if (err)
+		this_cpu_inc(aioloop_bio_dev(req->data)->stats->errors);
+	aioloop_finish(req, aioloop_errno_to_status(err));
 }
 
 /* Zero the part of a read bio past the first @done bytes. */
@@ -263,11 +268,28 @@ static inline loff_t aioloop_bio_pos(struct aioloop_device *lo,
 
 /* ---- aio path ------------------------------------------------------------ */
 
-/* kaio's retry of @req, from any context: the device's worker reissues it. */
+/*
+ * kaio's retry of @req, from any context: the device's worker reissues
+ * it.  A REQ_NOWAIT bio whose attempt would block while its submitter
+ * is still in ->submit_bio() ends BLK_STS_AGAIN instead, so that the
+ * submitter retries it where it may block (io_uring: from its own
+ * workers); elsewhere the submitter waits for nothing of ours, and the
+ * worker serves the retry.
+ */
 static void aioloop_punt(struct kaio_req *req)
 {
+	struct bio *bio = req->data;
+	struct aioloop_device *lo = aioloop_bio_dev(bio);
+
+	if ((bio->bi_opf & REQ_NOWAIT) && (req->flags & KAIO_INLINE) &&
+	    (req->owner_flags & AIOLOOP_REQ_DIRECT)) {
+		this_cpu_inc(lo->stats->nowait_again);
+		aioloop_finish(req, BLK_STS_AGAIN);
+		return;
+	}
+	req->owner_flags &= ~AIOLOOP_REQ_DIRECT;
 	req->owner_flags |= AIOLOOP_REQ_RETRY;
-	aioloop_queue_blocking(aioloop_bio_dev(req->data), req);
+	aioloop_queue_blocking(lo, req);
 }
 
 static void aioloop_submit_aio(struct aioloop_device *lo,
@@ -871,6 +893,7 @@ static void aioloop_submit_direct(struct aioloop_device *lo,
 	unsigned int noio = memalloc_noio_save();
 
 	this_cpu_inc(lo->stats->direct);
+	req->owner_flags |= AIOLOOP_REQ_DIRECT;
 	current->bio_list = NULL;
 	current->journal_info = NULL;
 	aioloop_submit_aio(lo, req, KAIO_NOWAIT);
@@ -907,7 +930,14 @@ void aioloop_submit_bio(struct bio *bio)
 		return;
 	}
 
-	req = kaio_alloc(GFP_NOIO);
+	/* Waiting for a pooled request would block a REQ_NOWAIT submitter. */
+	req = kaio_alloc(bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO);
+	if (!req) {
+		this_cpu_inc(lo->stats->nowait_again);
+		bio_wouldblock_error(bio);
+		percpu_ref_put(&lo->inflight);
+		return;
+	}
 	req->data = bio;
 	req->owner_data = bio_start_io_acct(bio);
 	if (!aioloop_fast_path(lo, bio))

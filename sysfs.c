@@ -194,6 +194,7 @@ AIOLOOP_STAT_ATTR(flushes, flushes);
 AIOLOOP_STAT_ATTR(discards, discards);
 AIOLOOP_STAT_ATTR(errors, errors);
 AIOLOOP_STAT_ATTR(dio_retries, dio_retries);
+AIOLOOP_STAT_ATTR(nowait_again, nowait_again);
 
 static struct attribute *aioloop_aioloop_attrs[] = {
 	&dev_attr_mode.attr,
@@ -210,6 +211,7 @@ static struct attribute *aioloop_aioloop_attrs[] = {
 	&dev_attr_discards.attr,
 	&dev_attr_errors.attr,
 	&dev_attr_dio_retries.attr,
+	&dev_attr_nowait_again.attr,
 	NULL,
 };
 

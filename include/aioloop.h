@@ -47,6 +47,7 @@ enum aioloop_sync_reason {
 /* kaio_req.owner_flags */
 #define AIOLOOP_REQ_BUFFERED	(1U << 0)	/* serve through the page cache */
 #define AIOLOOP_REQ_RETRY	(1U << 1)	/* kaio_resubmit() it */
+#define AIOLOOP_REQ_DIRECT	(1U << 2)	/* issued by ->submit_bio() */
 
 /* Per-CPU I/O counters, summed for sysfs. */
 struct aioloop_stats {
@@ -58,6 +59,7 @@ struct aioloop_stats {
 	u64 discards;
 	u64 errors;
 	u64 dio_retries;	/* -EINVAL from O_DIRECT, served buffered */
+	u64 nowait_again;	/* REQ_NOWAIT bios ended BLK_STS_AGAIN */
 };
 
 /*

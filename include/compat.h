@@ -96,7 +96,9 @@ struct aioloop_limits {
 
 /*
  * Queue limits: setter functions and queue flags up to 6.10, a
- * queue_limits update with feature bits from 6.11 on.
+ * queue_limits update with feature bits from 6.11 on.  Every device
+ * takes REQ_NOWAIT bios (QUEUE_FLAG_NOWAIT, BLK_FEAT_NOWAIT from 6.11):
+ * submit.c never blocks their submitter.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 static inline int aioloop_queue_set_limits(struct request_queue *q,
@@ -113,7 +115,7 @@ static inline int aioloop_queue_set_limits(struct request_queue *q,
 	lim.max_write_zeroes_sectors = l->max_discard;
 	lim.features &= ~(BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA |
 			  BLK_FEAT_ROTATIONAL | BLK_FEAT_ADD_RANDOM);
-	lim.features |= BLK_FEAT_IO_STAT;
+	lim.features |= BLK_FEAT_IO_STAT | BLK_FEAT_NOWAIT;
 	if (l->write_cache)
 		lim.features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
 	if (l->rotational)
@@ -138,6 +140,7 @@ static inline int aioloop_queue_set_limits(struct request_queue *q,
 		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
 	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
 	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
 	return 0;
 }
 #endif

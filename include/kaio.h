@@ -18,7 +18,9 @@
  * short transfer) goes to @punt(req), from any context: the caller's
  * worker then calls kaio_resubmit(req).  If the file system makes no
  * progress (end of file on a read), @done gets the short count and the
- * caller decides.
+ * caller decides.  In either callback, KAIO_INLINE in req->flags says
+ * that it runs within the kaio_submit() or kaio_resubmit() call that
+ * issued the request, in the issuer's context.
  * The caller owns @req again inside @done and frees it with kaio_free().
  *
  * The iterator is copied into the request and never modified in the
@@ -41,6 +43,8 @@ enum kaio_op {
 #define KAIO_NOWAIT	(1U << 0)	/* try IOCB_NOWAIT, retry blocking */
 #define KAIO_DSYNC	(1U << 1)	/* write through: FUA semantics */
 #define KAIO_SB_WRITE	(1U << 8)	/* kaio's own: freeze protection held */
+#define KAIO_INLINE	(1U << 9)	/* set by kaio: @done or @punt runs
+					 * within kaio_submit()/_resubmit() */
 
 struct kaio_req;
 typedef void (*kaio_done_fn)(struct kaio_req *req, long ret);
