@@ -5,7 +5,8 @@
 # KERNEL=debug boots with slub_debug=A,kaio_req): every allocation from
 # the kaio_req slab fails, so every request comes from the mempool's
 # reserve, and with more I/O in flight than the reserve holds (4 jobs at
-# iodepth 128) submitters wait for a free request instead of failing.
+# iodepth 128) submitters wait for a free request instead of failing,
+# while io_uring's REQ_NOWAIT bios end BLK_STS_AGAIN and are reissued.
 # fio's verification passes, a failure was injected for every bio, and
 # with the faults off the device works as before. Skipped elsewhere.
 . /tests/lib.sh
@@ -42,9 +43,27 @@ if ! fio --eta=never --output=$out --name=pool --filename="$dev" \
 	fail "fio verify with every kaio_req slab allocation failing"
 fi
 injected=$((TIMES - $(cat $FS/times)))
-failslab_reset
-grep -E 'err=|WRITE:|READ:' $out | sed 's/^ */  /'
 bios=$(($(ios "$dev") - i0))
+
+# io_uring's REQ_NOWAIT bios do not wait for the reserve: with it empty
+# they end BLK_STS_AGAIN (nowait_again; under lockdep nothing else ends
+# so, as io_uring's submitter holds a lock and never submits directly)
+# and io_uring reissues them from its workers, which wait like the jobs
+# above
+a0=$(counter "$dev" nowait_again)
+uring=/tmp/aiotest-uring.out
+if ! fio --eta=never --output=$uring --name=uring --filename="$dev" \
+	--ioengine=io_uring --direct=1 --iodepth=128 --numjobs=4 \
+	--offset=16m --size=4m --offset_increment=4m --rw=randwrite --bs=4k \
+	--verify=crc32c --do_verify=1 --verify_fatal=1 --group_reporting; then
+	head -40 $uring
+	fail "io_uring fio verify with every kaio_req slab allocation failing"
+fi
+failslab_reset
+grep -E 'err=|WRITE:|READ:' $out $uring | sed 's/^ */  /'
+again=$(($(counter "$dev" nowait_again) - a0))
+log "io_uring: $again REQ_NOWAIT bios found the reserve empty"
+[ "$again" -gt 0 ] || fail "no REQ_NOWAIT bio ended BLK_STS_AGAIN with the reserve empty"
 log "bios $bios, kaio_req slab allocations failed $injected"
 [ "$bios" -gt 0 ] || fail "no I/O counted"
 [ "$injected" -ge "$bios" ] ||
