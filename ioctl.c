@@ -438,11 +438,19 @@ out_put:
 
 /* ---- LOOP_CLR_FD and autoclear ------------------------------------------- */
 
-static void aioloop_teardown(struct aioloop_device *lo, bool release)
+/*
+ * Called with the disk's open_mutex held (by ->release, or by
+ * LOOP_CLR_FD), so that no open of the device or of a partition can come
+ * in between the check for other openers and the partitions' removal: an
+ * opener there would make the rescan fail with EBUSY and leave a stale
+ * partition on the unbound device (blktests loop/010).
+ */
+static void aioloop_teardown(struct aioloop_device *lo)
 {
 	struct file *file, *dio;
 	bool partscan;
 
+	lockdep_assert_held(&lo->disk->open_mutex);
 	aioloop_drain(lo);
 	/* Detached devices keep no cgroup alive. */
 	aioloop_free_workers(lo);
@@ -468,15 +476,8 @@ static void aioloop_teardown(struct aioloop_device *lo, bool release)
 
 	aioloop_media_changed(lo->disk);
 	kobject_uevent(&disk_to_dev(lo->disk)->kobj, KOBJ_CHANGE);
-	if (partscan) {
-		/* ->release already holds open_mutex. */
-		if (!release)
-			mutex_lock(&lo->disk->open_mutex);
-		if (bdev_disk_changed(lo->disk, false))
-			aio_warn(lo, "partition rescan failed\n");
-		if (!release)
-			mutex_unlock(&lo->disk->open_mutex);
-	}
+	if (partscan && bdev_disk_changed(lo->disk, false))
+		aio_warn(lo, "partition rescan failed\n");
 
 	mutex_lock(&lo->lock);
 	lo->flags = 0;
@@ -486,7 +487,11 @@ static void aioloop_teardown(struct aioloop_device *lo, bool release)
 	mutex_unlock(&lo->lock);
 
 	aio_info(lo, "detached\n");
-	/* No lock held: the last reference may close another block device. */
+	/*
+	 * The last reference may close another block device (a stacked
+	 * backing): fput() leaves that to task work or a workqueue, outside
+	 * the open_mutex held here.
+	 */
 	if (dio)
 		fput(dio);
 	fput(file);
@@ -497,9 +502,13 @@ static int aioloop_clr_fd(struct aioloop_device *lo)
 {
 	int err;
 
-	err = mutex_lock_killable(&aioloop_validate_mutex);
+	/* The lock order of ->release: open_mutex, then ours. */
+	err = mutex_lock_killable(&lo->disk->open_mutex);
 	if (err)
 		return err;
+	err = mutex_lock_killable(&aioloop_validate_mutex);
+	if (err)
+		goto out_open;
 	mutex_lock(&lo->lock);
 	if (lo->state != AIOLOOP_BOUND) {
 		err = -ENXIO;
@@ -514,11 +523,14 @@ static int aioloop_clr_fd(struct aioloop_device *lo)
 	lo->state = AIOLOOP_RUNDOWN;
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&aioloop_validate_mutex);
-	aioloop_teardown(lo, false);
+	aioloop_teardown(lo);
+	mutex_unlock(&lo->disk->open_mutex);
 	return 0;
 out:
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&aioloop_validate_mutex);
+out_open:
+	mutex_unlock(&lo->disk->open_mutex);
 	return err;
 }
 
@@ -536,7 +548,7 @@ void aioloop_release_detach(struct aioloop_device *lo)
 	mutex_unlock(&lo->lock);
 	mutex_unlock(&aioloop_validate_mutex);
 	if (detach)
-		aioloop_teardown(lo, true);
+		aioloop_teardown(lo);
 }
 
 /* ---- LOOP_CHANGE_FD ------------------------------------------------------ */
