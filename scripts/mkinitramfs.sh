@@ -22,7 +22,7 @@ OUT=$BUILD/initramfs.cpio.gz
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # Guest kernel modules (dependencies and softdeps are added).
-MODULES="virtio_pci virtio_blk null_blk brd loop scsi_debug
+MODULES="virtio_pci virtio_blk null_blk brd loop scsi_debug sd_mod
 ext4 xfs btrfs dm-mod dm-flakey dm-delay crc32c_intel crc32c_generic
 nfsd nfsv4"
 
