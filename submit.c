@@ -878,6 +878,25 @@ static bool aioloop_may_submit_direct(void)
 }
 
 /*
+ * Memory reclaim writes pages out through us, swap above all: kswapd, or
+ * a task reclaiming for its own allocation or its memory cgroup
+ * (PF_MEMALLOC). Its bios go to the device's workers, as every bio of
+ * loop does, and are never served from the reclaimer: a direct reclaimer
+ * may be inside the backing file system already, holding its locks or a
+ * journal handle, its stack is deep in reclaim, and the backing file
+ * system's allocations or journal may wait for the memory it is trying
+ * to free. The workers are on a WQ_MEM_RECLAIM workqueue, whose rescuer
+ * keeps them going when no new worker thread can be created.
+ */
+static bool aioloop_from_reclaim(struct aioloop_device *lo)
+{
+	if (!(current->flags & PF_MEMALLOC))
+		return false;
+	this_cpu_inc(lo->stats->reclaim);
+	return true;
+}
+
+/*
  * The per-task state a ->submit_bio() caller carries is set aside for
  * the call: bios the file system submits go out at once instead of
  * waiting on the caller's current->bio_list until we return (a file
@@ -942,7 +961,7 @@ void aioloop_submit_bio(struct bio *bio)
 	req->owner_data = bio_start_io_acct(bio);
 	if (!aioloop_fast_path(lo, bio))
 		aioloop_queue_blocking(lo, req);
-	else if (!aioloop_may_submit_direct() ||
+	else if (aioloop_from_reclaim(lo) || !aioloop_may_submit_direct() ||
 		 !aioloop_css_is_current(aioloop_bio_css(bio)))
 		aioloop_queue_fast(lo, req, !READ_ONCE(same_cpu));
 	else if (!aioloop_handoff(lo, req))

@@ -195,6 +195,7 @@ AIOLOOP_STAT_ATTR(discards, discards);
 AIOLOOP_STAT_ATTR(errors, errors);
 AIOLOOP_STAT_ATTR(dio_retries, dio_retries);
 AIOLOOP_STAT_ATTR(nowait_again, nowait_again);
+AIOLOOP_STAT_ATTR(reclaim_queued, reclaim);
 
 static struct attribute *aioloop_aioloop_attrs[] = {
 	&dev_attr_mode.attr,
@@ -212,6 +213,7 @@ static struct attribute *aioloop_aioloop_attrs[] = {
 	&dev_attr_errors.attr,
 	&dev_attr_dio_retries.attr,
 	&dev_attr_nowait_again.attr,
+	&dev_attr_reclaim_queued.attr,
 	NULL,
 };
 

@@ -60,6 +60,7 @@ struct aioloop_stats {
 	u64 errors;
 	u64 dio_retries;	/* -EINVAL from O_DIRECT, served buffered */
 	u64 nowait_again;	/* REQ_NOWAIT bios ended BLK_STS_AGAIN */
+	u64 reclaim;		/* from memory reclaim, sent to the workers */
 };
 
 /*

@@ -6,7 +6,8 @@
 # reclaim): a 320 MiB tmpfs working set written from a memory cgroup
 # limited to 96 MiB is pushed out to it and read back verified, with no
 # hang (the test's time limit), no OOM kill and (the harness's dmesg
-# check) no hung-task report.
+# check) no hung-task report. The swap-out bios come from reclaim and are
+# counted in reclaim_queued.
 . /tests/lib.sh
 
 CG=/sys/fs/cgroup
@@ -46,6 +47,10 @@ log "pages swapped out $((out1 - out0)), swapped in $in1 in all"
 	fail "only $((out1 - out0)) pages swapped out"
 grep -q 'oom_kill [1-9]' $CG/swaptest/memory.events &&
 	fail "OOM kill in the cgroup"
+# every swap-out came from reclaim, which the workers serve
+rq=$(counter "$dev" reclaim_queued)
+log "bios from reclaim sent to the workers: $rq"
+[ "$rq" -gt 0 ] || fail "no bio counted in reclaim_queued"
 
 umount /mnt/t
 rmdir $CG/swaptest
