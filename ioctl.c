@@ -218,6 +218,7 @@ static void aioloop_reset_stats(struct aioloop_device *lo)
 
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(lo->stats, cpu), 0, sizeof(*lo->stats));
+	aioloop_stack_reset(lo);
 }
 
 static void aioloop_reread_partitions(struct aioloop_device *lo)

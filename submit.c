@@ -84,6 +84,59 @@ module_param(handoff, bool, 0644);
 MODULE_PARM_DESC(handoff,
 		 "Hand a deep queue's bios to a worker on an idle CPU instead of submitting them directly (default Y)");
 
+static bool stack_watch;
+module_param(stack_watch, bool, 0644);
+MODULE_PARM_DESC(stack_watch,
+		 "Record the deepest kernel stack of the tasks that submit to or serve each device, in sysfs aioloop/stack_max_used (default N: it scans the stack after every bio)");
+
+/* ---- stack depth ----------------------------------------------------------- */
+
+/*
+ * How deep the current task's stack has ever been: kernel stacks are
+ * zeroed when a task is created (new ones are allocated zeroed, cached
+ * ones are cleared), so the lowest nonzero word above the end marker is
+ * the high-water mark, as CONFIG_DEBUG_STACK_USAGE finds it at exit. A
+ * frame that reserves stack without writing to it is not seen.
+ */
+static unsigned long aioloop_stack_used(void)
+{
+	unsigned long *top = (unsigned long *)((char *)task_stack_page(current) +
+					       THREAD_SIZE);
+	unsigned long *p = end_of_stack(current) + 1;
+
+	while (p < top && !*p)
+		p++;
+	return (char *)top - (char *)p;
+}
+
+/* Called after each bio is submitted, by its submitter and the workers. */
+static void aioloop_stack_note(struct aioloop_device *lo)
+{
+	unsigned long used, flags;
+
+	if (!READ_ONCE(stack_watch))
+		return;
+	used = aioloop_stack_used();
+	if (used <= READ_ONCE(lo->stack_max))
+		return;
+	spin_lock_irqsave(&lo->stack_lock, flags);
+	if (used > lo->stack_max) {
+		WRITE_ONCE(lo->stack_max, used);
+		get_task_comm(lo->stack_task, current);
+	}
+	spin_unlock_irqrestore(&lo->stack_lock, flags);
+}
+
+void aioloop_stack_reset(struct aioloop_device *lo)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&lo->stack_lock, flags);
+	lo->stack_max = 0;
+	lo->stack_task[0] = '\0';
+	spin_unlock_irqrestore(&lo->stack_lock, flags);
+}
+
 
 /*
  * Submission workers: one work item per CPU and device, on the bound
@@ -335,6 +388,7 @@ static void aioloop_queue_work(struct work_struct *work)
 		aioloop_submit_aio(q->lo, req, flags);
 	}
 	blk_finish_plug(&plug);
+	aioloop_stack_note(q->lo);
 	if (cur)
 		kthread_associate_blkcg(NULL);
 	memalloc_noio_restore(noio);
@@ -487,6 +541,7 @@ static void aioloop_worker_fn(struct work_struct *work)
 		}
 		cond_resched();
 	}
+	aioloop_stack_note(lo);
 	aioloop_memcg_leave(old, mcss);
 	if (w->css)
 		kthread_associate_blkcg(NULL);
@@ -966,6 +1021,7 @@ void aioloop_submit_bio(struct bio *bio)
 		aioloop_queue_fast(lo, req, !READ_ONCE(same_cpu));
 	else if (!aioloop_handoff(lo, req))
 		aioloop_submit_direct(lo, req);
+	aioloop_stack_note(lo);
 }
 
 /* ---- set-up -------------------------------------------------------------- */
@@ -987,6 +1043,7 @@ void aioloop_submit_init_dev(struct aioloop_device *lo)
 	lo->next_probe = jiffies;
 	aioloop_worker_init(&lo->worker, lo, NULL);
 	spin_lock_init(&lo->worker_lock);
+	spin_lock_init(&lo->stack_lock);
 	lo->workers = RB_ROOT;
 	INIT_LIST_HEAD(&lo->idle_workers);
 	timer_setup(&lo->idle_timer, aioloop_idle_timer_fn, 0);

@@ -161,6 +161,29 @@ static ssize_t sync_reason_show(struct device *dev,
 static DEVICE_ATTR_RO(mode);
 static DEVICE_ATTR_RO(sync_reason);
 
+/* With stack_watch: the deepest stack and the task that reached it. */
+static ssize_t stack_max_used_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(dev_to_aioloop(dev)->stack_max));
+}
+
+static ssize_t stack_max_task_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct aioloop_device *lo = dev_to_aioloop(dev);
+	char comm[TASK_COMM_LEN];
+	unsigned long flags;
+
+	spin_lock_irqsave(&lo->stack_lock, flags);
+	memcpy(comm, lo->stack_task, sizeof(comm));
+	spin_unlock_irqrestore(&lo->stack_lock, flags);
+	return sysfs_emit(buf, "%s\n", comm);
+}
+
+static DEVICE_ATTR_RO(stack_max_used);
+static DEVICE_ATTR_RO(stack_max_task);
+
 /* Sum of a u64 at @offset in every CPU's struct aioloop_stats. */
 static u64 aioloop_stat_sum(struct aioloop_device *lo, size_t offset)
 {
@@ -214,6 +237,8 @@ static struct attribute *aioloop_aioloop_attrs[] = {
 	&dev_attr_dio_retries.attr,
 	&dev_attr_nowait_again.attr,
 	&dev_attr_reclaim_queued.attr,
+	&dev_attr_stack_max_used.attr,
+	&dev_attr_stack_max_task.attr,
 	NULL,
 };
 

@@ -126,6 +126,11 @@ struct aioloop_device {
 	struct rb_root		workers;	/* other cgroups' */
 	struct list_head	idle_workers;	/* oldest first */
 	struct timer_list	idle_timer;	/* frees idle workers */
+
+	/* With stack_watch: the deepest stack of a task serving the device */
+	spinlock_t		stack_lock;
+	unsigned long		stack_max;	/* bytes */
+	char			stack_task[TASK_COMM_LEN];
 };
 
 #define aio_err(lo, fmt, ...) \
@@ -151,6 +156,7 @@ int aioloop_commit_limits(struct aioloop_device *lo);
 
 /* submit.c */
 void aioloop_submit_bio(struct bio *bio);
+void aioloop_stack_reset(struct aioloop_device *lo);
 void aioloop_submit_init_dev(struct aioloop_device *lo);
 void aioloop_free_workers(struct aioloop_device *lo);
 int aioloop_submit_init(void);
