@@ -32,8 +32,10 @@ if [ "${KERNEL:-}" = debug ]; then
 	# routing (_PRT) evaluation hits its 30 s loop timeout: route
 	# interrupts without ACPI. slub_debug=A marks the kaio_req cache for
 	# failslab's cache filter (tests/cases/failslab_*.sh). brd is built
-	# in: one 1 GiB RAM disk, as tests/helpers/chain.sh loads it.
-	VM_APPEND="kasan_multi_shot acpi=noirq slub_debug=A,kaio_req brd.rd_nr=1 brd.rd_size=1048576 ${VM_APPEND:-}"
+	# in: one 1 GiB RAM disk, as tests/helpers/chain.sh loads it; so is
+	# scsi_debug: one 16 MiB disk of 4096-byte sectors, as
+	# tests/cases/peer_blktests_loop_004.sh loads it.
+	VM_APPEND="kasan_multi_shot acpi=noirq slub_debug=A,kaio_req brd.rd_nr=1 brd.rd_size=1048576 scsi_debug.sector_size=4096 scsi_debug.dev_size_mb=16 ${VM_APPEND:-}"
 fi
 AIOTEST=${AIOTEST:-shell}
 TAG=${TAG:-$AIOTEST}

@@ -10,6 +10,7 @@
 . /tests/lib.sh
 . /tests/helpers/peer.sh
 
+# (built into the debug kernel: scripts/vm.sh gives it these parameters)
 modprobe sd_mod && modprobe scsi_debug sector_size=4096 dev_size_mb=16 ||
 	fail "modprobe scsi_debug failed"
 sd=
