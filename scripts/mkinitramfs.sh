@@ -94,6 +94,7 @@ done
 # aioloop userspace tools, when built
 if [ -x tools/aioloop-setup ]; then
 	add_bin "$SRC/tools/aioloop-setup" /usr/local/sbin/aioloop-setup
+	ln -sf aioloop-setup "$ROOT/usr/local/sbin/aiolosetup"
 else
 	echo "mkinitramfs: note: tools/aioloop-setup not built" >&2
 fi

@@ -6,8 +6,6 @@
  * driver (<linux/loop.h>); the control node is /dev/aioloop-control.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -17,38 +15,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <linux/loop.h>
+
+#include "aioloopdev.h"
+#include "losetup.h"
+#include "output.h"
 
 #ifndef VERSION
 #define VERSION		"0.1.0"
 #endif
 
 #define PROG		"aioloop-setup"
-#define DEV_NAME	"aioloop"
-#define DEV_DIR		"/dev/"
-#define CTL_PATH	"/dev/aioloop-control"
-#define MODULE_PATH	"/sys/module/aioloop"
-#define SYS_BLOCK	"/sys/block"
-
-/* Exit codes */
-#define RC_OK		0
-#define RC_FAIL		1
-#define RC_USAGE	2
-#define RC_NOMODULE	3
-
-/* Attempts to grab a free device before giving up on a busy race */
-#define FREE_RETRIES	16
-/* How long to wait for a new device node to appear (10 ms steps) */
-#define NODE_WAIT_STEPS	100
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-typedef unsigned long long u64;
 
 struct cmd {
 	const char *name;
@@ -56,22 +35,6 @@ struct cmd {
 	const char *args;
 	const char *summary;
 	const char *help;
-};
-
-/* A bound device as seen through sysfs */
-struct devinfo {
-	int idx;
-	char back_file[PATH_MAX + 16];
-	u64 offset;
-	u64 sizelimit;
-	u64 size;
-	bool ro;
-	bool autoclear;
-	bool partscan;
-	bool dio;
-	bool have_mode;
-	char mode[16];
-	unsigned int log_sec;
 };
 
 static const char * const counters[] = {
@@ -82,35 +45,17 @@ static const char * const counters[] = {
 /* ------------------------------------------------------------------ */
 /* messages */
 
-static void vmsg(int errnum, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "%s: ", PROG);
-	vfprintf(stderr, fmt, ap);
-	if (errnum)
-		fprintf(stderr, ": %s", strerror(errnum));
-	fputc('\n', stderr);
-}
-
-/* "aioloop-setup: <what>: <strerror(errnum)>" */
-__attribute__((format(printf, 2, 3)))
-static void err_msg(int errnum, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(errnum, fmt, ap);
-	va_end(ap);
-}
-
 /* Print a usage error with a hint and return the usage exit code */
 __attribute__((format(printf, 2, 3)))
 static int usage_err(const struct cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
+	fprintf(stderr, "%s: ", PROG);
 	va_start(ap, fmt);
-	vmsg(0, fmt, ap);
+	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	fputc('\n', stderr);
 	if (cmd)
 		fprintf(stderr, "Try '%s %s --help' for more information.\n",
 			PROG, cmd->name);
@@ -133,290 +78,6 @@ static int opt_err(const struct cmd *cmd, char **argv, int c)
 	if (optopt)
 		return usage_err(cmd, "invalid option '-%c'", optopt);
 	return usage_err(cmd, "unrecognized option '%s'", arg);
-}
-
-static int require_module(void)
-{
-	if (access(CTL_PATH, F_OK) == 0 || access(MODULE_PATH, F_OK) == 0)
-		return RC_OK;
-	err_msg(0, "aioloop module is not loaded (try: modprobe aioloop)");
-	return RC_NOMODULE;
-}
-
-/* ------------------------------------------------------------------ */
-/* argument parsing */
-
-static int parse_index(const char *s, int *idx)
-{
-	char *end;
-	unsigned long v;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > INT_MAX)
-		return -1;
-	*idx = (int)v;
-	return 0;
-}
-
-/* Accept /dev/aioloopN, aioloopN or N */
-static int parse_dev(const char *arg, int *idx)
-{
-	const char *s = arg;
-
-	if (!strncmp(s, DEV_DIR, strlen(DEV_DIR)))
-		s += strlen(DEV_DIR);
-	if (!strncmp(s, DEV_NAME, strlen(DEV_NAME)))
-		s += strlen(DEV_NAME);
-	else if (s != arg)
-		return -1;
-	return parse_index(s, idx);
-}
-
-static int suffix_shift(const char *s)
-{
-	static const char units[] = "KMGTPE";
-	const char *u;
-
-	if (!*s)
-		return 0;
-	u = strchr(units, toupper((unsigned char)*s));
-	if (!u)
-		return -1;
-	s++;
-	if (*s && strcmp(s, "iB") && strcmp(s, "B"))
-		return -1;
-	return 10 * (int)(u - units + 1);
-}
-
-/* Decimal number with an optional K/M/G/T/P/E (binary) suffix */
-static int parse_size(const char *s, u64 *out)
-{
-	char *end;
-	u64 v;
-	int shift;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	shift = suffix_shift(end);
-	if (shift < 0)
-		return -1;
-	if (shift && v > (~0ULL >> shift))
-		return -1;
-	*out = v << shift;
-	return 0;
-}
-
-static void dev_path(int idx, char *buf, size_t len)
-{
-	snprintf(buf, len, DEV_DIR DEV_NAME "%d", idx);
-}
-
-/* ------------------------------------------------------------------ */
-/* sysfs */
-
-/* Read /sys/block/aioloopN/<attr> without the trailing newline */
-static int sysfs_read(int idx, const char *attr, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd, e;
-
-	snprintf(path, sizeof(path), SYS_BLOCK "/" DEV_NAME "%d/%s", idx, attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	buf[n] = '\0';
-	if (n > 0 && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
-static int sysfs_u64(int idx, const char *attr, u64 *val)
-{
-	char buf[64], *end;
-	int ret;
-
-	ret = sysfs_read(idx, attr, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	errno = 0;
-	*val = strtoull(buf, &end, 10);
-	if (errno || end == buf)
-		return -EINVAL;
-	return 0;
-}
-
-static bool sysfs_bool(int idx, const char *attr)
-{
-	u64 v = 0;
-
-	return sysfs_u64(idx, attr, &v) == 0 && v;
-}
-
-/* Fill @di from sysfs; -ENXIO if the device is not bound */
-static int read_devinfo(int idx, struct devinfo *di)
-{
-	u64 v;
-
-	memset(di, 0, sizeof(*di));
-	di->idx = idx;
-	if (sysfs_read(idx, "loop/backing_file", di->back_file,
-		       sizeof(di->back_file)))
-		return -ENXIO;
-	sysfs_u64(idx, "loop/offset", &di->offset);
-	sysfs_u64(idx, "loop/sizelimit", &di->sizelimit);
-	di->autoclear = sysfs_bool(idx, "loop/autoclear");
-	di->partscan = sysfs_bool(idx, "loop/partscan");
-	di->dio = sysfs_bool(idx, "loop/dio");
-	di->ro = sysfs_bool(idx, "ro");
-	if (sysfs_u64(idx, "size", &v) == 0)
-		di->size = v * 512;
-	if (sysfs_u64(idx, "queue/logical_block_size", &v) == 0)
-		di->log_sec = (unsigned int)v;
-	di->have_mode = sysfs_read(idx, "aioloop/mode", di->mode,
-				   sizeof(di->mode)) == 0;
-	return 0;
-}
-
-static bool is_bound(int idx)
-{
-	char buf[8];
-
-	return sysfs_read(idx, "loop/backing_file", buf, sizeof(buf)) == 0;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * Indexes of all aioloop devices in /sys/block, sorted; returns the count
- * (stored in *out, to be freed) or -errno.
- */
-static int list_devices(int **out)
-{
-	struct dirent *de;
-	int *idx = NULL, n = 0, cap = 0, i;
-	DIR *d;
-
-	d = opendir(SYS_BLOCK);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, DEV_NAME, strlen(DEV_NAME)) ||
-		    parse_index(de->d_name + strlen(DEV_NAME), &i))
-			continue;
-		if (n == cap) {
-			int *tmp;
-
-			cap = cap ? 2 * cap : 16;
-			tmp = realloc(idx, cap * sizeof(*idx));
-			if (!tmp) {
-				free(idx);
-				closedir(d);
-				return -ENOMEM;
-			}
-			idx = tmp;
-		}
-		idx[n++] = i;
-	}
-	closedir(d);
-	if (n)
-		qsort(idx, n, sizeof(*idx), cmp_int);
-	*out = idx;
-	return n;
-}
-
-/* ------------------------------------------------------------------ */
-/* device and control node access */
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/*
- * Open /dev/aioloopN. Opening read-write falls back to read-only on
- * EROFS/EACCES. With @wait, give a just created node time to appear.
- */
-static int open_dev(int idx, int flags, bool wait)
-{
-	char path[64];
-	int fd, i;
-
-	dev_path(idx, path, sizeof(path));
-	for (i = 0; ; i++) {
-		fd = open(path, flags | O_CLOEXEC);
-		if (fd >= 0 || errno != ENOENT || !wait || i >= NODE_WAIT_STEPS)
-			break;
-		sleep_ms(10);
-	}
-	if (fd < 0 && (flags & O_ACCMODE) == O_RDWR &&
-	    (errno == EROFS || errno == EACCES))
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		err_msg(errno, "cannot open %s", path);
-	return fd;
-}
-
-/* Issue a control-node ioctl; returns its result or -1 (message printed) */
-static int ctl_ioctl(unsigned long req, long arg, const char *what)
-{
-	int fd, ret, e;
-
-	fd = open(CTL_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		err_msg(errno, "cannot open %s", CTL_PATH);
-		return -1;
-	}
-	ret = ioctl(fd, req, arg);
-	e = errno;
-	close(fd);
-	if (ret < 0) {
-		errno = e;
-		err_msg(e, "%s", what);
-	}
-	return ret;
-}
-
-/*
- * Open @idx and issue a device ioctl. Prints "<dev>: <what>: <error>" on
- * failure; returns the ioctl result or -1.
- */
-static int dev_ioctl(int idx, int flags, unsigned long req, unsigned long arg,
-		     const char *what)
-{
-	char path[64];
-	int fd, ret, e;
-
-	fd = open_dev(idx, flags, false);
-	if (fd < 0)
-		return -1;
-	ret = ioctl(fd, req, arg);
-	e = errno;
-	close(fd);
-	if (ret < 0) {
-		dev_path(idx, path, sizeof(path));
-		err_msg(e, "%s: %s", path, what);
-	}
-	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -509,19 +170,6 @@ static int dev_arg(const struct cmd *cmd, const char *arg, int *idx)
 /* ------------------------------------------------------------------ */
 /* attach */
 
-struct attach_opts {
-	u64 offset;
-	u64 sizelimit;
-	u64 block_size;
-	bool read_only;
-	bool no_dio;
-	bool partscan;
-	bool autoclear;
-	bool find;
-	const char *file;
-	int idx;		/* -1: find a free device */
-};
-
 static int attach_parse(const struct cmd *cmd, int argc, char **argv,
 			struct attach_opts *ao)
 {
@@ -600,129 +248,50 @@ static int attach_parse(const struct cmd *cmd, int argc, char **argv,
 	return -1;
 }
 
-static void attach_config(const struct attach_opts *ao, int file_fd,
-			  struct loop_config *cfg)
-{
-	char *real;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->fd = (__u32)file_fd;
-	cfg->block_size = (__u32)ao->block_size;
-	cfg->info.lo_offset = ao->offset;
-	cfg->info.lo_sizelimit = ao->sizelimit;
-	if (ao->read_only)
-		cfg->info.lo_flags |= LO_FLAGS_READ_ONLY;
-	if (ao->autoclear)
-		cfg->info.lo_flags |= LO_FLAGS_AUTOCLEAR;
-	if (ao->partscan)
-		cfg->info.lo_flags |= LO_FLAGS_PARTSCAN;
-	if (!ao->no_dio)
-		cfg->info.lo_flags |= LO_FLAGS_DIRECT_IO;
-	real = realpath(ao->file, NULL);
-	strncpy((char *)cfg->info.lo_file_name, real ? real : ao->file,
-		LO_NAME_SIZE - 1);
-	free(real);
-}
-
-/*
- * Configure device @idx. Returns the open device fd, -1 on error (message
- * printed) or -2 when a device picked as free turned out busy.
- */
-static int attach_one(int idx, bool picked, const struct loop_config *cfg,
-		      const char *file)
+static void attach_error(const struct attach_opts *ao, int idx,
+			 enum attach_stage stage, int err)
 {
 	char path[64];
-	int fd, e;
 
-	fd = open_dev(idx, O_RDWR, picked);
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, LOOP_CONFIGURE, cfg) == 0)
-		return fd;
-	e = errno;
-	close(fd);
-	if (picked && e == EBUSY)
-		return -2;
 	dev_path(idx, path, sizeof(path));
-	err_msg(e, "cannot attach %s to %s", file, path);
-	return -1;
-}
-
-/* Attach to a free device: GET_FREE, then retry if another user won */
-static int attach_free(const struct loop_config *cfg, const char *file,
-		       int *idx)
-{
-	int i, fd;
-
-	for (i = 0; i < FREE_RETRIES; i++) {
-		*idx = ctl_ioctl(LOOP_CTL_GET_FREE, 0,
-				 "cannot find a free aioloop device");
-		if (*idx < 0)
-			return -1;
-		fd = attach_one(*idx, true, cfg, file);
-		if (fd != -2)
-			return fd;
+	switch (stage) {
+	case AT_OPEN:
+		err_msg(err, "cannot open %s", ao->file);
+		break;
+	case AT_FREE:
+		err_msg(err, "cannot find a free aioloop device");
+		break;
+	case AT_CONFIGURE:
+		err_msg(err, "cannot attach %s to %s", ao->file, path);
+		break;
+	case AT_NO_DIO:
+		err_msg(err, "%s: cannot disable direct I/O", path);
+		break;
 	}
-	err_msg(EBUSY, "cannot find a free aioloop device");
-	return -1;
-}
-
-static int attach_no_dio(int fd, int idx)
-{
-	char path[64];
-	int e;
-
-	if (ioctl(fd, LOOP_SET_DIRECT_IO, 0UL) == 0)
-		return 0;
-	e = errno;
-	dev_path(idx, path, sizeof(path));
-	err_msg(e, "%s: cannot disable direct I/O", path);
-	if (ioctl(fd, LOOP_CLR_FD, 0) < 0)
-		err_msg(errno, "%s: cannot detach", path);
-	return -1;
 }
 
 static int cmd_attach(const struct cmd *cmd, int argc, char **argv)
 {
 	struct attach_opts ao;
-	struct loop_config cfg;
-	int rc, file_fd, fd, idx;
+	enum attach_stage stage;
+	int rc, idx;
 
 	rc = attach_parse(cmd, argc, argv, &ao);
 	if (rc >= 0)
 		return rc;
 	if (require_module())
 		return RC_NOMODULE;
-	file_fd = open(ao.file, (ao.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-	if (file_fd < 0) {
-		err_msg(errno, "cannot open %s", ao.file);
+	rc = attach_device(&ao, &idx, &stage);
+	if (rc) {
+		attach_error(&ao, idx, stage, -rc);
 		return RC_FAIL;
 	}
-	attach_config(&ao, file_fd, &cfg);
-	idx = ao.idx;
-	if (idx >= 0)
-		fd = attach_one(idx, false, &cfg, ao.file);
-	else
-		fd = attach_free(&cfg, ao.file, &idx);
-	close(file_fd);
-	if (fd < 0)
-		return RC_FAIL;
-	rc = RC_OK;
-	if (ao.no_dio && attach_no_dio(fd, idx))
-		rc = RC_FAIL;
-	close(fd);
-	if (rc == RC_OK)
-		printf(DEV_DIR DEV_NAME "%d\n", idx);
-	return rc;
+	printf(DEV_DIR DEV_NAME "%d\n", idx);
+	return RC_OK;
 }
 
 /* ------------------------------------------------------------------ */
 /* detach, detach-all */
-
-static int detach_one(int idx)
-{
-	return dev_ioctl(idx, O_RDONLY, LOOP_CLR_FD, 0, "cannot detach") < 0;
-}
 
 static int cmd_detach(const struct cmd *cmd, int argc, char **argv)
 {
@@ -767,161 +336,61 @@ static int cmd_detach_all(const struct cmd *cmd, int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* list */
 
-/* Length of the valid UTF-8 sequence at @s, or 0 if invalid */
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-	unsigned int cp;
-
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	cp = s[0] & (0x7f >> n);
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* Print @s as a JSON string; invalid UTF-8 bytes become U+FFFD */
-static void json_string(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	int n;
-
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\') {
-			printf("\\%c", *s);
-		} else if (*s == '\n') {
-			fputs("\\n", stdout);
-		} else if (*s == '\t') {
-			fputs("\\t", stdout);
-		} else if (*s < 0x20 || *s == 0x7f) {
-			printf("\\u%04x", *s);
-		} else if (*s < 0x80) {
-			putchar(*s);
-		} else if ((n = utf8_len(s))) {
-			fwrite(s, 1, n, stdout);
-			s += n - 1;
-		} else {
-			fputs("\\ufffd", stdout);
-		}
-	}
-	putchar('"');
-}
-
-static const char *json_bool(bool b)
-{
-	return b ? "true" : "false";
-}
-
-static void json_device(const struct devinfo *di, bool first)
-{
-	printf("%s      {\n         \"name\": \"" DEV_DIR DEV_NAME "%d\",\n",
-	       first ? "" : ",\n", di->idx);
-	fputs("         \"back-file\": ", stdout);
-	json_string(di->back_file);
-	printf(",\n         \"offset\": %llu,\n"
-	       "         \"sizelimit\": %llu,\n"
-	       "         \"size\": %llu,\n"
-	       "         \"ro\": %s,\n"
-	       "         \"autoclear\": %s,\n"
-	       "         \"partscan\": %s,\n"
-	       "         \"dio\": %s,\n"
-	       "         \"mode\": ",
-	       di->offset, di->sizelimit, di->size, json_bool(di->ro),
-	       json_bool(di->autoclear), json_bool(di->partscan),
-	       json_bool(di->dio));
-	if (di->have_mode)
-		json_string(di->mode);
-	else
-		fputs("null", stdout);
-	printf(",\n         \"log-sec\": %u\n      }", di->log_sec);
-}
-
-static void list_json(const struct devinfo *di, int n)
-{
-	int i;
-
-	printf("{\n   \"aioloop\": [\n");
-	for (i = 0; i < n; i++)
-		json_device(&di[i], i == 0);
-	printf("%s   ]\n}\n", n ? "\n" : "");
-}
-
-static const char * const list_cols[] = {
-	"NAME", "SIZELIMIT", "OFFSET", "AUTOCLEAR", "RO", "BACK-FILE",
-	"DIO", "MODE", "LOG-SEC", "SIZE",
+/* list's table, and its JSON object (a stable schema, aioloop-setup(8)) */
+static const struct col list_cols[] = {
+	{ "NAME", false, COL_STR }, { "SIZELIMIT", true, COL_NUM },
+	{ "OFFSET", true, COL_NUM }, { "AUTOCLEAR", true, COL_BOOL },
+	{ "RO", true, COL_BOOL }, { "BACK-FILE", false, COL_STR },
+	{ "DIO", true, COL_BOOL }, { "MODE", false, COL_STR },
+	{ "LOG-SEC", true, COL_NUM }, { "SIZE", true, COL_NUM },
 };
 
-#define N_COLS	ARRAY_SIZE(list_cols)
-#define COL_LEN	(PATH_MAX + 16)
+static const struct col list_json_cols[] = {
+	{ "NAME", false, COL_STR }, { "BACK-FILE", false, COL_STR },
+	{ "OFFSET", true, COL_NUM }, { "SIZELIMIT", true, COL_NUM },
+	{ "SIZE", true, COL_NUM }, { "RO", true, COL_BOOL },
+	{ "AUTOCLEAR", true, COL_BOOL }, { "PARTSCAN", true, COL_BOOL },
+	{ "DIO", true, COL_BOOL }, { "MODE", false, COL_STR_NULL },
+	{ "LOG-SEC", true, COL_NUM },
+};
 
-static void list_row(const struct devinfo *di, char cell[][COL_LEN])
+/* With @json, a device without a mode has none (null), not "-" */
+static int list_cell(struct table *t, int row, int c, const struct devinfo *di,
+		     bool json)
 {
-	snprintf(cell[0], COL_LEN, DEV_DIR DEV_NAME "%d", di->idx);
-	snprintf(cell[1], COL_LEN, "%llu", di->sizelimit);
-	snprintf(cell[2], COL_LEN, "%llu", di->offset);
-	snprintf(cell[3], COL_LEN, "%d", di->autoclear);
-	snprintf(cell[4], COL_LEN, "%d", di->ro);
-	snprintf(cell[5], COL_LEN, "%s", di->back_file);
-	snprintf(cell[6], COL_LEN, "%d", di->dio);
-	snprintf(cell[7], COL_LEN, "%s", di->have_mode ? di->mode : "-");
-	snprintf(cell[8], COL_LEN, "%u", di->log_sec);
-	snprintf(cell[9], COL_LEN, "%llu", di->size);
-}
+	const char *name = t->cols[c]->name;
 
-/* NAME, BACK-FILE and MODE are left aligned, the numbers right aligned */
-static void print_cells(char cell[][COL_LEN], const int *width)
-{
-	size_t c;
-	bool left;
-
-	for (c = 0; c < N_COLS; c++) {
-		left = c == 0 || c == 5 || c == 7;
-		if (c == N_COLS - 1 && left)
-			printf("%s", cell[c]);
-		else
-			printf(left ? "%-*s" : "%*s", width[c], cell[c]);
-		putchar(c == N_COLS - 1 ? '\n' : ' ');
-	}
-}
-
-static void list_table(const struct devinfo *di, int n)
-{
-	static char cell[N_COLS][COL_LEN];
-	int width[N_COLS], i;
-	size_t c;
-
-	if (!n)
-		return;
-	for (c = 0; c < N_COLS; c++)
-		width[c] = (int)strlen(list_cols[c]);
-	for (i = 0; i < n; i++) {
-		list_row(&di[i], cell);
-		for (c = 0; c < N_COLS; c++)
-			if ((int)strlen(cell[c]) > width[c])
-				width[c] = (int)strlen(cell[c]);
-	}
-	for (c = 0; c < N_COLS; c++)
-		snprintf(cell[c], COL_LEN, "%s", list_cols[c]);
-	print_cells(cell, width);
-	for (i = 0; i < n; i++) {
-		list_row(&di[i], cell);
-		print_cells(cell, width);
-	}
+	if (!strcmp(name, "NAME"))
+		return table_set(t, row, c, DEV_DIR DEV_NAME "%d", di->idx);
+	if (!strcmp(name, "SIZELIMIT"))
+		return table_set(t, row, c, "%llu", di->sizelimit);
+	if (!strcmp(name, "OFFSET"))
+		return table_set(t, row, c, "%llu", di->offset);
+	if (!strcmp(name, "AUTOCLEAR"))
+		return table_set(t, row, c, "%d", di->autoclear);
+	if (!strcmp(name, "PARTSCAN"))
+		return table_set(t, row, c, "%d", di->partscan);
+	if (!strcmp(name, "RO"))
+		return table_set(t, row, c, "%d", di->ro);
+	if (!strcmp(name, "BACK-FILE"))
+		return table_set(t, row, c, "%s", di->back_file);
+	if (!strcmp(name, "DIO"))
+		return table_set(t, row, c, "%d", di->dio);
+	if (!strcmp(name, "MODE"))
+		return table_set(t, row, c, "%s", di->have_mode ? di->mode :
+				 json ? "" : "-");
+	if (!strcmp(name, "LOG-SEC"))
+		return table_set(t, row, c, "%u", di->log_sec);
+	return table_set(t, row, c, "%llu", di->size);
 }
 
 static int cmd_list(const struct cmd *cmd, int argc, char **argv)
 {
+	const struct col *cols[ARRAY_SIZE(list_json_cols)];
+	const struct col *set = list_cols;
 	struct devinfo *di;
-	int rc, n, i, bound = 0, *idx;
+	int rc, n, i, c, row, ncols = ARRAY_SIZE(list_cols);
+	struct table t;
 	bool json = false;
 
 	rc = cmd_start(cmd, argc, argv, 0, 0, &json);
@@ -929,27 +398,32 @@ static int cmd_list(const struct cmd *cmd, int argc, char **argv)
 		return rc;
 	if (require_module())
 		return RC_NOMODULE;
-	n = list_devices(&idx);
-	if (n < 0) {
-		err_msg(-n, "cannot read %s", SYS_BLOCK);
+	n = list_bound(&di);
+	if (n < 0)
 		return RC_FAIL;
+	if (json) {
+		set = list_json_cols;
+		ncols = ARRAY_SIZE(list_json_cols);
 	}
-	di = calloc(n ? n : 1, sizeof(*di));
-	if (!di) {
-		free(idx);
-		err_msg(ENOMEM, "list");
-		return RC_FAIL;
+	for (c = 0; c < ncols; c++)
+		cols[c] = &set[c];
+	table_init(&t, cols, ncols);
+	rc = RC_OK;
+	for (i = 0; i < n && rc == RC_OK; i++) {
+		row = table_add_row(&t);
+		for (c = 0; c < ncols && row >= 0; c++)
+			if (list_cell(&t, row, c, &di[i], json))
+				row = -1;
+		if (row < 0) {
+			err_msg(ENOMEM, "list");
+			rc = RC_FAIL;
+		}
 	}
-	for (i = 0; i < n; i++)
-		if (read_devinfo(idx[i], &di[bound]) == 0)
-			bound++;
-	if (json)
-		list_json(di, bound);
-	else
-		list_table(di, bound);
+	if (rc == RC_OK)
+		table_print(&t, json ? OUT_JSON : 0, "aioloop");
+	table_free(&t);
 	free(di);
-	free(idx);
-	return RC_OK;
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1239,11 +713,35 @@ static int flush_stdout(int rc)
 	return rc;
 }
 
+/*
+ * losetup's command line: invoked as aiolosetup, or with one of losetup's
+ * options or a path where a subcommand would be (--help and --version
+ * stay aioloop-setup's)
+ */
+static bool losetup_syntax(int argc, char **argv, const char *base)
+{
+	if (!strcmp(base, "aiolosetup"))
+		return true;
+	if (argc < 2 || find_cmd(argv[1]))
+		return false;
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return false;
+	return losetup_option(argv[1]) || strchr(argv[1], '/');
+}
+
 int main(int argc, char **argv)
 {
-	const struct cmd *cmd;
+	const char *base = strrchr(argv[0], '/');
 	const char *name = argv[1];
+	const struct cmd *cmd;
 
+	base = base ? base + 1 : argv[0];
+	if (losetup_syntax(argc, argv, base)) {
+		/* messages name the program as invoked, as losetup's do */
+		prog_name = base;
+		return flush_stdout(losetup_main(argc, argv));
+	}
 	if (argc < 2)
 		return usage_err(NULL, "missing command");
 	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {

@@ -62,6 +62,37 @@ tmp=$(mktemp -d)
 touch "$tmp/disk-a.img" "$tmp/disk-b.img"
 comp "$tmp/disk-a.img $tmp/disk-b.img" attach "$tmp/disk-"
 rm -rf "$tmp"
+# aiolosetup: losetup's options
+spec=$(complete -p aiolosetup) || fail "no completion for aiolosetup"
+case "$spec" in
+*"-F _aiolosetup aiolosetup") ;;
+*) fail "unexpected: $spec" ;;
+esac
+lcomp() {
+	local want=$1 got
+	shift
+	COMP_WORDS=(aiolosetup "$@")
+	COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+	COMP_LINE="${COMP_WORDS[*]}"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_aiolosetup aiolosetup "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}" || true
+	got=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ')
+	got=${got% }
+	[ "$got" = "$want" ] || fail "'aiolosetup $*': got '$got', expected '$want'"
+	echo "ok: aiolosetup '$*' -> $got"
+}
+lcomp "--detach --detach-all" --det
+lcomp "--direct-io --direct-io=off --direct-io=on" --dir
+lcomp "--direct-io=off --direct-io=on" --direct-io=
+lcomp "--output --output-all" --outp
+lcomp "BACK-FILE BACK-INO BACK-MAJ:MIN" -O BACK
+lcomp "NAME,DIO" -l -O NAME,D
+lcomp "1024 2048 4096 512" -b ""
+tmp=$(mktemp -d)
+touch "$tmp/disk-a.img"
+lcomp "$tmp/disk-a.img" -f --show "$tmp/disk-"
+rm -rf "$tmp"
 EOT
 }
 

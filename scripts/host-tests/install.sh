@@ -25,7 +25,7 @@ had_real=no
 make -s install DESTDIR="$D/a" >"$D/log" 2>&1 || { cat "$D/log"; fail "make install failed"; }
 make -s -C tools install DESTDIR="$D/b" PREFIX=/usr >>"$D/log" 2>&1 ||
 	{ cat "$D/log"; fail "make -C tools install PREFIX=/usr failed"; }
-(cd "$D" && find . -type f | sort)
+(cd "$D" && find . -type f -o -type l | sort)
 
 expect() {
 	local mode=$1 f=$2
@@ -39,6 +39,15 @@ expect 644 "$A/usr/local/share/man/man8/aioloop-setup.8"
 expect 644 "$A/usr/local/share/man/man4/aioloop.4"
 expect 644 "$A/usr/local/share/bash-completion/completions/aioloop-setup"
 expect 644 "$A/usr/local/lib/udev/rules.d/60-aioloop.rules"
+# aiolosetup: links to the tool, its man page and its completion
+for l in sbin/aiolosetup share/bash-completion/completions/aiolosetup; do
+	[ "$(readlink "$A/usr/local/$l")" = aioloop-setup ] ||
+		fail "usr/local/$l is not a link to aioloop-setup"
+done
+grep -qx '.so man8/aioloop-setup.8' "$A/usr/local/share/man/man8/aiolosetup.8" ||
+	fail "aiolosetup.8 does not point to aioloop-setup.8"
+"$A/usr/local/sbin/aiolosetup" --version | grep -q '^aiolosetup ' ||
+	fail "aiolosetup --version does not name aiolosetup"
 ko=$(find "$A/lib/modules/$REL" -name 'aioloop.ko*' | head -1)
 [ -n "$ko" ] || fail "no aioloop.ko under DESTDIR/lib/modules/$REL"
 [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$REL" ] ||
