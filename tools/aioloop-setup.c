@@ -51,11 +51,9 @@ static int usage_err(const struct cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", PROG);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	err_vmsg(0, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	if (cmd)
 		fprintf(stderr, "Try '%s %s --help' for more information.\n",
 			PROG, cmd->name);
@@ -354,11 +352,19 @@ static const struct col list_json_cols[] = {
 	{ "LOG-SEC", true, COL_NUM },
 };
 
-/* With @json, a device without a mode has none (null), not "-" */
-static int list_cell(struct table *t, int row, int c, const struct devinfo *di,
-		     bool json)
+/* The devices of list's table, and whether it is printed as JSON */
+struct list_rows {
+	const struct devinfo *di;
+	bool json;
+};
+
+/* With JSON, a device without a mode has none (null), not "-" */
+static int list_cell(struct table *t, int row, int c, const void *ctx)
 {
+	const struct list_rows *r = ctx;
+	const struct devinfo *di = &r->di[row];
 	const char *name = t->cols[c]->name;
+	bool json = r->json;
 
 	if (!strcmp(name, "NAME"))
 		return table_set(t, row, c, DEV_DIR DEV_NAME "%d", di->idx);
@@ -388,8 +394,9 @@ static int cmd_list(const struct cmd *cmd, int argc, char **argv)
 {
 	const struct col *cols[ARRAY_SIZE(list_json_cols)];
 	const struct col *set = list_cols;
+	int rc, n, c, ncols = ARRAY_SIZE(list_cols);
+	struct list_rows rows;
 	struct devinfo *di;
-	int rc, n, i, c, row, ncols = ARRAY_SIZE(list_cols);
 	struct table t;
 	bool json = false;
 
@@ -408,19 +415,15 @@ static int cmd_list(const struct cmd *cmd, int argc, char **argv)
 	for (c = 0; c < ncols; c++)
 		cols[c] = &set[c];
 	table_init(&t, cols, ncols);
+	rows.di = di;
+	rows.json = json;
 	rc = RC_OK;
-	for (i = 0; i < n && rc == RC_OK; i++) {
-		row = table_add_row(&t);
-		for (c = 0; c < ncols && row >= 0; c++)
-			if (list_cell(&t, row, c, &di[i], json))
-				row = -1;
-		if (row < 0) {
-			err_msg(ENOMEM, "list");
-			rc = RC_FAIL;
-		}
-	}
-	if (rc == RC_OK)
+	if (table_fill(&t, n, list_cell, &rows)) {
+		err_msg(ENOMEM, "list");
+		rc = RC_FAIL;
+	} else {
 		table_print(&t, json ? OUT_JSON : 0, "aioloop");
+	}
 	table_free(&t);
 	free(di);
 	return rc;

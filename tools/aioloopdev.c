@@ -31,7 +31,8 @@ const char *prog_name = "aioloop-setup";
 /* ------------------------------------------------------------------ */
 /* messages */
 
-static void vmsg(int errnum, const char *fmt, va_list ap)
+/* err_msg() with a va_list */
+void err_vmsg(int errnum, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", prog_name);
 	vfprintf(stderr, fmt, ap);
@@ -46,7 +47,7 @@ void err_msg(int errnum, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(errnum, fmt, ap);
+	err_vmsg(errnum, fmt, ap);
 	va_end(ap);
 }
 

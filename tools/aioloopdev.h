@@ -8,6 +8,7 @@
 #define AIOLOOPDEV_H
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/loop.h>
@@ -69,6 +70,8 @@ struct attach_opts {
 
 __attribute__((format(printf, 2, 3)))
 void err_msg(int errnum, const char *fmt, ...);
+__attribute__((format(printf, 2, 0)))
+void err_vmsg(int errnum, const char *fmt, va_list ap);
 int require_module(void);
 
 int parse_index(const char *s, int *idx);

@@ -94,17 +94,8 @@ struct ls_opts {
 	int idx;		/* the device named, or -1 */
 };
 
-__attribute__((format(printf, 1, 2)))
-static void warnx_(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+/* losetup's warnx(): "prog: message" */
+#define warnx_(...)	err_msg(0, __VA_ARGS__)
 
 /* A usage error: the message, the hint, status 1 */
 __attribute__((format(printf, 1, 2)))
@@ -113,11 +104,9 @@ static int usage_fail(const char *fmt, ...)
 	va_list ap;
 
 	if (fmt) {
-		fprintf(stderr, "%s: ", prog_name);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		err_vmsg(0, fmt, ap);
 		va_end(ap);
-		fputc('\n', stderr);
 	}
 	fprintf(stderr, "Try '%s --help' for more information.\n", prog_name);
 	return LS_FAIL;
@@ -516,17 +505,12 @@ static int pick_action(int argc, char **argv, struct ls_opts *o)
 /* ------------------------------------------------------------------ */
 /* output */
 
-static void dev_name(int idx, char *buf, size_t len)
-{
-	dev_path(idx, buf, len);
-}
-
 /* -a, -j and "DEV": losetup's one line per device */
 static void print_line(const struct devinfo *di)
 {
 	char name[64];
 
-	dev_name(di->idx, name, sizeof(name));
+	dev_path(di->idx, name, sizeof(name));
 	if (di->have_status)
 		printf("%s: [%04lld]:%llu (%s)", name, (long long)di->back_dev,
 		       di->back_ino, di->back_file);
@@ -547,7 +531,7 @@ static int set_cell(struct table *t, int row, int c, int id,
 
 	switch (id) {
 	case COL_NAME:
-		dev_name(di->idx, name, sizeof(name));
+		dev_path(di->idx, name, sizeof(name));
 		return table_set(t, row, c, "%s", name);
 	case COL_AUTOCLR:
 		return table_set(t, row, c, "%d", di->autoclear);
@@ -582,28 +566,36 @@ static int set_cell(struct table *t, int row, int c, int id,
 	return 0;
 }
 
+/* The devices of a table, and its columns */
+struct ls_rows {
+	const struct ls_opts *o;
+	const struct devinfo *di;
+};
+
+static int ls_cell(struct table *t, int row, int c, const void *ctx)
+{
+	const struct ls_rows *r = ctx;
+
+	return set_cell(t, row, c, r->o->cols[c], &r->di[row]);
+}
+
 static int print_table(const struct ls_opts *o, const struct devinfo *di,
 		       int n)
 {
 	const struct col *cols[ARRAY_SIZE(o->cols)];
+	struct ls_rows rows = { o, di };
 	struct table t;
-	int i, c, row, rc = LS_OK;
+	int c, rc = LS_OK;
 
 	for (c = 0; c < o->ncols; c++)
 		cols[c] = &ls_cols[o->cols[c]];
 	table_init(&t, cols, o->ncols);
-	for (i = 0; i < n && rc == LS_OK; i++) {
-		row = table_add_row(&t);
-		for (c = 0; c < o->ncols && row >= 0; c++)
-			if (set_cell(&t, row, c, o->cols[c], &di[i]))
-				row = -1;
-		if (row < 0) {
-			err_msg(ENOMEM, "output");
-			rc = LS_FAIL;
-		}
-	}
-	if (rc == LS_OK)
+	if (table_fill(&t, n, ls_cell, &rows)) {
+		err_msg(ENOMEM, "output");
+		rc = LS_FAIL;
+	} else {
 		table_print(&t, o->out_flags, "loopdevices");
+	}
 	table_free(&t);
 	return rc;
 }
@@ -611,40 +603,50 @@ static int print_table(const struct ls_opts *o, const struct devinfo *di,
 /* ------------------------------------------------------------------ */
 /* actions */
 
-/* Is @di backed by @file (the same inode, or the same path)? */
-static bool backed_by(const struct devinfo *di, const char *file,
-		      const struct stat *st)
-{
-	char *real;
-	bool same;
+/* A file as -j and -L look for it: its path, real path and inode */
+struct file_id {
+	const char *path;
+	char *real;		/* NULL if it does not resolve */
+	struct stat st;
+	bool have_st;
+};
 
-	if (st && di->have_status && di->back_ino == st->st_ino &&
-	    (dev_t)di->back_dev == st->st_dev)
+static void file_id_init(struct file_id *f, const char *path)
+{
+	f->path = path;
+	f->real = realpath(path, NULL);
+	f->have_st = stat(path, &f->st) == 0;
+}
+
+/* Is @di backed by @f (the same inode, or the same path)? */
+static bool backed_by(const struct devinfo *di, const struct file_id *f)
+{
+	if (f->have_st && di->have_status && di->back_ino == f->st.st_ino &&
+	    (dev_t)di->back_dev == f->st.st_dev)
 		return true;
-	if (!strcmp(di->back_file, file))
-		return true;
-	real = realpath(file, NULL);
-	same = real && !strcmp(di->back_file, real);
-	free(real);
-	return same;
+	return !strcmp(di->back_file, f->path) ||
+	       (f->real && !strcmp(di->back_file, f->real));
 }
 
 static int show(const struct ls_opts *o)
 {
-	struct devinfo *di;
-	struct stat st;
 	int n, i, kept = 0, rc = LS_OK;
+	struct devinfo *di;
+	struct file_id f;
 
 	n = list_bound(&di);
 	if (n < 0)
 		return LS_FAIL;
+	if (o->file)
+		file_id_init(&f, o->file);
 	for (i = 0; i < n; i++) {
-		if (o->file && (!backed_by(&di[i], o->file,
-					   stat(o->file, &st) ? NULL : &st) ||
+		if (o->file && (!backed_by(&di[i], &f) ||
 				(o->has_offset && di[i].offset != o->ao.offset)))
 			continue;
 		di[kept++] = di[i];
 	}
+	if (o->file)
+		free(f.real);
 	if (o->list)
 		rc = print_table(o, di, kept);
 	else
@@ -660,7 +662,7 @@ static int show_one(const struct ls_opts *o)
 	char name[64];
 	int bound;
 
-	dev_name(o->idx, name, sizeof(name));
+	dev_path(o->idx, name, sizeof(name));
 	if (access(name, F_OK)) {
 		warnx_("%s: %s", name, strerror(errno));
 		return LS_FAIL;
@@ -688,17 +690,22 @@ static int find_overlap(const struct ls_opts *o, int *idx)
 	const struct attach_opts *ao = &o->ao;
 	int n, i, same = -1, overlap = 0;
 	struct devinfo *di;
-	struct stat st;
+	struct file_id f;
 	u64 end, dend;
 
-	if (stat(o->file, &st))
+	file_id_init(&f, o->file);
+	if (!f.have_st) {
+		free(f.real);
 		return 0;
+	}
 	n = list_bound(&di);
-	if (n < 0)
+	if (n < 0) {
+		free(f.real);
 		return -1;
+	}
 	end = ao->sizelimit ? ao->offset + ao->sizelimit : ~0ULL;
 	for (i = 0; i < n; i++) {
-		if (!backed_by(&di[i], o->file, &st))
+		if (!backed_by(&di[i], &f))
 			continue;
 		dend = di[i].sizelimit ? di[i].offset + di[i].sizelimit :
 					 ~0ULL;
@@ -719,6 +726,7 @@ static int find_overlap(const struct ls_opts *o, int *idx)
 		}
 	}
 	free(di);
+	free(f.real);
 	if (same == -2)
 		return -1;
 	if (same >= 0)
@@ -793,7 +801,7 @@ static int create(struct ls_opts *o)
 	o->ao.no_dio = o->set_dio && !o->use_dio;
 	rc = attach_device(&o->ao, &idx, &stage);
 	if (rc) {
-		dev_name(o->idx, name, sizeof(name));
+		dev_path(o->idx, name, sizeof(name));
 		warnx_("%s: failed to set up loop device: %s",
 		       stage == AT_CONFIGURE && o->idx >= 0 && rc == -ENOENT ?
 		       name : o->file, strerror(-rc));
@@ -801,7 +809,7 @@ static int create(struct ls_opts *o)
 	}
 done:
 	if (o->show) {
-		dev_name(idx, name, sizeof(name));
+		dev_path(idx, name, sizeof(name));
 		printf("%s\n", name);
 	}
 	warn_size(o);
@@ -815,7 +823,7 @@ static int dev_op(int idx, unsigned long req, unsigned long arg,
 	char name[64];
 	int fd, e;
 
-	dev_name(idx, name, sizeof(name));
+	dev_path(idx, name, sizeof(name));
 	fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		warnx_("%s: %s failed: %s", name, what, strerror(errno));

@@ -57,6 +57,23 @@ int table_set(struct table *t, int row, int col, const char *fmt, ...)
 	return ret < 0 ? -1 : 0;
 }
 
+/* Add @nrows rows, each cell set by @cell_fn: 0, or -1 without memory */
+int table_fill(struct table *t, int nrows, table_cell_fn cell_fn,
+	       const void *ctx)
+{
+	int i, c, row;
+
+	for (i = 0; i < nrows; i++) {
+		row = table_add_row(t);
+		if (row < 0)
+			return -1;
+		for (c = 0; c < t->ncols; c++)
+			if (cell_fn(t, row, c, ctx))
+				return -1;
+	}
+	return 0;
+}
+
 static const char *cell(const struct table *t, int row, int col)
 {
 	const char *s = t->cells[row * t->ncols + col];

@@ -40,6 +40,11 @@ void table_init(struct table *t, const struct col **cols, int ncols);
 int table_add_row(struct table *t);
 __attribute__((format(printf, 4, 5)))
 int table_set(struct table *t, int row, int col, const char *fmt, ...);
+/* Sets cell (@row, @col) of @t from @ctx's item @row: 0, or -1 */
+typedef int (*table_cell_fn)(struct table *t, int row, int col,
+			     const void *ctx);
+int table_fill(struct table *t, int nrows, table_cell_fn cell_fn,
+	       const void *ctx);
 void table_print(const struct table *t, unsigned int flags,
 		 const char *json_name);
 void table_free(struct table *t);
