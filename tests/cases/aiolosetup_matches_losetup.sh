@@ -90,6 +90,8 @@ sequence() {
 	run $T $P -d /mnt/s/img1
 	run $T $P -f --show /mnt/ro/img2
 	run $T $P -l -O NAME,RO,BACK-FILE
+	# -L: the same range of the same file, but that device is read-only
+	run $T $P -L -f --show /mnt/s/img2
 	run $T $P -D
 	run $T $P -l
 	run $T $P -J -l
@@ -159,6 +161,7 @@ grep -A1 -xF -- "\$ losetup -L -P -b 4096 --direct-io=on -f --show /mnt/s/img2" 
 	/tmp/aiotest-ls-aio.fields | grep -qxF /dev/X2 || fail "-L did not reuse /dev/X2"
 want "losetup: /dev/X5: detach failed: No such device or address"
 want "/dev/X1 1 /mnt/ro/img2"
+want "losetup: /mnt/s/img2: overlapping read-only loop device exists"
 [ "$(grep -c '^\[exit 0\]' /tmp/aiotest-ls-aio.txt)" -ge 28 ] ||
 	fail "fewer commands succeeded than expected"
 unload_aioloop
