@@ -5,8 +5,10 @@
 # (/usr/src/linux-source-6.1.tar.xz): x86_64 defconfig, trimmed, with
 # what the tests use built in (virtio, ext4, xfs, btrfs, dm with flakey
 # and delay, null_blk, brd, loop, scsi_debug, NFS client and server) and
-# the checkers on: KASAN, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP,
-# DEBUG_KMEMLEAK, FAULT_INJECTION with FAIL_MAKE_REQUEST and FAILSLAB.
+# the cgroup v2 memory and io controllers with io.max and cgroup
+# writeback, swap and huge pages, and the checkers on: KASAN,
+# PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_KMEMLEAK, FAULT_INJECTION with
+# FAIL_MAKE_REQUEST and FAILSLAB.
 # No debug info (smaller, faster). About 21 CPU-minutes of compiling:
 # 42 minutes on a busy 2-core machine (about 11 estimated when idle).
 #
@@ -47,6 +49,13 @@ CONFIG_MODULE_FORCE_UNLOAD=y
 CONFIG_BLK_DEV_INITRD=y
 CONFIG_RD_GZIP=y
 CONFIG_DEVTMPFS=y
+CONFIG_CGROUPS=y
+CONFIG_MEMCG=y
+CONFIG_BLK_CGROUP=y
+CONFIG_BLK_DEV_THROTTLING=y
+CONFIG_CGROUP_WRITEBACK=y
+CONFIG_SWAP=y
+CONFIG_HUGETLBFS=y
 CONFIG_TMPFS=y
 CONFIG_TMPFS_POSIX_ACL=y
 CONFIG_MAGIC_SYSRQ=y
@@ -119,7 +128,8 @@ MUST="KASAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK FAULT_INJECTION
 FAIL_MAKE_REQUEST FAILSLAB VIRTIO_PCI VIRTIO_BLK EXT4_FS XFS_FS BTRFS_FS
 BLK_DEV_DM DM_FLAKEY DM_DELAY BLK_DEV_NULL_BLK BLK_DEV_RAM BLK_DEV_LOOP
 SCSI_DEBUG NFS_V4 NFSD MODULE_UNLOAD DEVTMPFS BLK_DEV_INITRD
-SERIAL_8250_CONSOLE"
+SERIAL_8250_CONSOLE MEMCG BLK_CGROUP BLK_DEV_THROTTLING CGROUP_WRITEBACK SWAP
+HUGETLBFS"
 
 # bump when the build steps change in a way that changes the result
 RECIPE=1

@@ -68,7 +68,11 @@ if [ "$AIOTEST" = shell ] && [ -t 0 ]; then
 	serial=(-serial mon:stdio)
 	tmo=()
 else
-	serial=(-serial stdio -monitor none)
+	# the QEMU monitor on a socket: scripts/vm-sysrq.sh sends the guest
+	# SysRq keys through it (backtraces of a guest that stopped
+	# answering)
+	serial=(-serial stdio
+		-monitor "unix:$BUILD/qemu-$TAG.monitor,server=on,wait=off")
 	tmo=(timeout -k 10 "$VM_TIMEOUT")
 	exec </dev/null
 fi
