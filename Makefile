@@ -7,15 +7,19 @@
 # make sparse     build the module with sparse (C=2)
 # make install    install module, tool and udev rule on this host
 
-# KVER selects the kernel: unset for Debian's 6.1, a series (KVER=6.12)
-# or an exact release; scripts/kver.sh resolves it to an installed one.
+# KVER selects the kernel: unset for Debian's 6.1, a series (KVER=6.12,
+# KVER=7.2, KVER=6.12-rt) or an exact release; scripts/kver.sh resolves
+# it to an installed one. 7.2 and 6.12-rt live in the chroot of
+# scripts/chroot-kernels.sh, and the module is built inside it.
 # KERNEL=debug: the debug kernel of scripts/build-debug-kernel.sh (KASAN,
 # lockdep, kmemleak, fault injection), built once and cached.
-KREL	:= $(shell KVER='$(KVER)' scripts/kver.sh 2>/dev/null)
-ifeq ($(KERNEL),debug)
-KDIR	?= $(shell scripts/build-debug-kernel.sh --env 2>/dev/null | sed -n 's/^KDIR=//p')
-endif
-KDIR	?= /lib/modules/$(KREL)/build
+KENV	:= $(shell KVER='$(KVER)' KERNEL='$(KERNEL)' scripts/kenv.sh 2>/dev/null)
+kenv	= $(patsubst $(1)=%,%,$(filter $(1)=%,$(KENV)))
+KREL	:= $(call kenv,KVER)
+KDIR	?= $(call kenv,KDIR)
+KCHROOT	:= $(call kenv,KCHROOT)
+# make in the kernel's build directory: here, or in its chroot
+KMAKE	= $(if $(KCHROOT),scripts/in-chroot.sh $(KCHROOT) -C $(CURDIR) make,$(MAKE)) -C $(KDIR) M=$(CURDIR)
 W	?= 1
 BUILD	?= $(CURDIR)/build
 export BUILD
@@ -25,10 +29,10 @@ export BUILD
 all: module tools
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
+	$(KMAKE) W=$(W) modules
 
 sparse:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) C=2 modules
+	$(KMAKE) W=$(W) C=2 modules
 
 tools:
 	$(MAKE) -C tools
@@ -61,6 +65,6 @@ install: all
 	$(MAKE) -C tools install
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(KMAKE) clean
 	$(MAKE) -C tools clean
 	rm -rf $(BUILD)

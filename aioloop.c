@@ -73,7 +73,7 @@ static void aioloop_inflight_release(struct percpu_ref *ref)
  */
 void aioloop_drain(struct aioloop_device *lo)
 {
-	blk_mq_freeze_queue(lo->disk->queue);
+	lo->freeze_memflags = aioloop_freeze_queue(lo->disk->queue);
 	reinit_completion(&lo->drained);
 	percpu_ref_kill(&lo->inflight);
 	wait_for_completion(&lo->drained);
@@ -82,7 +82,7 @@ void aioloop_drain(struct aioloop_device *lo)
 void aioloop_undrain(struct aioloop_device *lo)
 {
 	percpu_ref_resurrect(&lo->inflight);
-	blk_mq_unfreeze_queue(lo->disk->queue);
+	aioloop_unfreeze_queue(lo->disk->queue, lo->freeze_memflags);
 }
 
 /* ---- block device -------------------------------------------------------- */

@@ -209,7 +209,7 @@ static void aioloop_update_rotational(struct aioloop_device *lo)
 {
 	struct block_device *bdev = lo->file->f_mapping->host->i_sb->s_bdev;
 
-	lo->lim.rotational = bdev && !bdev_nonrot(bdev);
+	lo->lim.rotational = bdev && aioloop_bdev_rot(bdev);
 }
 
 static void aioloop_reset_stats(struct aioloop_device *lo)

@@ -666,7 +666,7 @@ static void aioloop_free_worker(struct aioloop_device *lo,
 
 static void aioloop_idle_timer_fn(struct timer_list *t)
 {
-	struct aioloop_device *lo = from_timer(lo, t, idle_timer);
+	struct aioloop_device *lo = aioloop_from_timer(lo, t, idle_timer);
 	struct aioloop_worker *w, *tmp;
 
 	spin_lock_irq(&lo->worker_lock);
@@ -1083,8 +1083,8 @@ void aioloop_submit_init_dev(struct aioloop_device *lo)
 
 int __init aioloop_submit_init(void)
 {
-	aioloop_wq = alloc_workqueue(AIOLOOP_NAME, WQ_MEM_RECLAIM | WQ_HIGHPRI,
-				     0);
+	aioloop_wq = alloc_workqueue(AIOLOOP_NAME, AIOLOOP_WQ_PERCPU |
+				     WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!aioloop_wq)
 		return -ENOMEM;
 	aioloop_unbound_wq = alloc_workqueue(AIOLOOP_NAME "_sub",

@@ -117,6 +117,7 @@ struct aioloop_device {
 
 	struct percpu_ref	inflight;	/* one per bio being served */
 	struct completion	drained;
+	unsigned int		freeze_memflags; /* aioloop_drain() to undrain */
 	struct aioloop_queue __percpu *queues;
 	unsigned int		probe_period;	/* jiffies between hand-off probes */
 	unsigned long		next_probe;	/* jiffies */

@@ -11,12 +11,59 @@
 #include <linux/fs.h>
 #include <linux/uio.h>
 #include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/workqueue.h>
+
+/*
+ * blk_mq_freeze_queue() enters a noio scope from 6.14 on and returns the
+ * memalloc flags that blk_mq_unfreeze_queue() restores.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define aioloop_freeze_queue(q)			blk_mq_freeze_queue(q)
+#define aioloop_unfreeze_queue(q, memflags)	blk_mq_unfreeze_queue(q, memflags)
+#else
+static inline unsigned int aioloop_freeze_queue(struct request_queue *q)
+{
+	blk_mq_freeze_queue(q);
+	return 0;
+}
+
+static inline void aioloop_unfreeze_queue(struct request_queue *q,
+					  unsigned int memflags)
+{
+	blk_mq_unfreeze_queue(q);
+}
+#endif
 
 /* del_timer_sync() was renamed timer_delete_sync() in 6.2. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #define aioloop_timer_delete_sync	timer_delete_sync
 #else
 #define aioloop_timer_delete_sync	del_timer_sync
+#endif
+
+/*
+ * WQ_PERCPU came in 6.17, for per-CPU workqueues to say so: later kernels
+ * warn about a workqueue with neither it nor WQ_UNBOUND.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define AIOLOOP_WQ_PERCPU	WQ_PERCPU
+#else
+#define AIOLOOP_WQ_PERCPU	0
+#endif
+
+/* from_timer() was renamed timer_container_of() in 6.16. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define aioloop_from_timer	timer_container_of
+#else
+#define aioloop_from_timer	from_timer
+#endif
+
+/* bdev_rot() came in 7.0 and bdev_nonrot() went in 7.1. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+#define aioloop_bdev_rot(bdev)	bdev_rot(bdev)
+#else
+#define aioloop_bdev_rot(bdev)	(!bdev_nonrot(bdev))
 #endif
 
 /* Direction names for iov_iter_bvec(); ITER_DEST/ITER_SOURCE came in 6.1. */

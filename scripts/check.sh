@@ -2,19 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: the whole suite (scripts/check-kernel.sh) on the kernel
-# KVER selects (Debian's 6.1 by default) and, when KVER is not given and
-# Debian's 6.12 is installed, a smoke subset on 6.12 too, built from a
-# copy of the tree in $BUILD/k6.12. Prints every test's PASS/FAIL line
-# (6.12 ones as "6.12:name") and one final "N passed, M failed" line;
-# exits non-zero if anything failed.
+# KVER selects (Debian's 6.1 by default) and, when KVER is not given, a
+# smoke subset on each of the other kernels: Debian's 6.12, unstable's
+# 7.2 and trixie's 6.12 PREEMPT_RT (the last two in the chroot of
+# scripts/chroot-kernels.sh, set up here if needed, about 5 minutes),
+# each built from a copy of the tree in $BUILD/k<kernel>. Prints every
+# test's PASS/FAIL line (other kernels' as "7.2:name") and one final
+# "N passed, M failed" line; exits non-zero if anything failed.
 #
 # Then, unless KVER or KERNEL is given, a subset on the debug kernel
 # (scripts/build-debug-kernel.sh: KASAN, lockdep, kmemleak, failslab;
-# built once, about 11 minutes on two idle cores), lines "debug:name".
+# built once, 11 to 19 minutes on two cores), lines "debug:name".
 #
-#   ONLY=a,b     only these tests (and no 6.12 or debug part unless
-#                SMOKE_612=1 or DEBUG_SMOKE=1)
-#   SMOKE_612=0  no 6.12 part; SMOKE_612_TESTS=a,b another subset
+#   ONLY=a,b     only these tests (and no smoke or debug part unless
+#                SMOKE_KERNELS or DEBUG_SMOKE=1 asks for them)
+#   SMOKE_KERNELS="6.12 7.2 6.12-rt"  the kernels of the smoke parts
+#                (empty: none); SMOKE_612_TESTS=a,b the 6.12 subset,
+#                SMOKE_TESTS=a,b the 7.2 and 6.12-rt one
 #   DEBUG_SMOKE=0  no debug part; DEBUG_SMOKE_TESTS=a,b another subset
 set -uo pipefail
 
@@ -24,6 +28,12 @@ export BUILD
 mkdir -p "$BUILD"
 
 SMOKE_612_TESTS=${SMOKE_612_TESTS:-module_load_unload,integrity_ext4,integrity_xfs,integrity_tmpfs,ioctl_errnos,tool_attach_detach_list,aiolosetup_matches_losetup,discard_punches_holes,flush_reaches_backing,race_detach_under_io,stack_chain_2,stack_chain_3,cgroup_writeback,handoff_deep_queue,stack_depth_chain_3,swap_little_memory,peer_blktests_loop_001,peer_blktests_loop_002,peer_blktests_loop_003,peer_blktests_loop_004,peer_blktests_loop_005,peer_blktests_loop_006,peer_blktests_loop_007,peer_blktests_loop_008,peer_blktests_loop_009,peer_blktests_loop_010,peer_blktests_loop_011,peer_ltp_ioctl_loop01,peer_ltp_ioctl_loop02,peer_ltp_ioctl_loop03,peer_ltp_ioctl_loop04,peer_ltp_ioctl_loop05,peer_ltp_ioctl_loop06,peer_ltp_ioctl_loop07}
+
+# the newer kernels' subset: what the version shims in include/compat.h
+# touch (queue limits and features, freezing, timers, the rotational
+# flag), NOWAIT, the ioctls and tools, and the paths PREEMPT_RT changes
+# (direct submission, completion, the workers, stacking)
+SMOKE_TESTS=${SMOKE_TESTS:-module_load_unload,ioctl_attach_detach,ioctl_errnos,ioctl_compat32,integrity_ext4,integrity_xfs,integrity_blockdev,discard_punches_holes,flush_reaches_backing,nowait_bios_again,direct_submit_switch,handoff_deep_queue,race_detach_under_io,stack_chain_2,swap_little_memory,tool_attach_detach_list,aiolosetup_matches_losetup,peer_blktests_loop_010,peer_ltp_ioctl_loop05}
 
 # the checkers' subset: the ioctls, the data path, the kaio_req pool
 # under failslab, detach and partition races under lockdep, leaks
@@ -72,25 +82,49 @@ build_fail() {
 	fail=$((fail + 1))
 }
 
-# With ONLY, the 6.12 and debug parts run only if SMOKE_612=1 or
+# With ONLY, the smoke and debug parts run only if SMOKE_KERNELS or
 # DEBUG_SMOKE=1 asks for them; KERNEL=debug checks the debug kernel only.
 if [ -n "${ONLY:-}" ]; then
-	SMOKE_612=${SMOKE_612:-0}
+	SMOKE_KERNELS=${SMOKE_KERNELS:-}
 	DEBUG_SMOKE=${DEBUG_SMOKE:-0}
 fi
 if [ -n "${KVER:-}" ] || [ -n "${KERNEL:-}" ]; then
-	SMOKE_612=0
+	SMOKE_KERNELS=
 	DEBUG_SMOKE=0
 fi
-if [ "${SMOKE_612:-1}" != 0 ] && KVER=6.12 scripts/kver.sh >/dev/null 2>&1; then
-	copy_tree "$BUILD/k6.12"
-	if make -C "$BUILD/k6.12/src" KVER=6.12 all >"$BUILD/k6.12/build.log" 2>&1; then
-		run 6.12 env KVER=6.12 BUILD="$BUILD/k6.12" \
-			ONLY="$SMOKE_612_TESTS" "$BUILD/k6.12/src/scripts/check-kernel.sh"
-	else
-		build_fail 6.12 "$BUILD/k6.12/build.log"
+
+# smoke KVER TESTS: TESTS on KVER, from a copy of the tree
+smoke() {
+	local k=$1 tests=$2 d=$BUILD/k$1
+	copy_tree "$d"
+	case "$k" in
+	6.12) ;;
+	*)
+		if ! scripts/chroot-kernels.sh >"$d/kernel.log" 2>&1; then
+			build_fail "$k" "$d/kernel.log"
+			return
+		fi
+		;;
+	esac
+	if ! KVER=$k scripts/kver.sh >/dev/null 2>&1; then
+		echo "FAIL $k: no such kernel installed"
+		fail=$((fail + 1))
+		return
 	fi
-fi
+	if make -C "$d/src" KVER="$k" all >"$d/build.log" 2>&1; then
+		run "$k" env KVER="$k" BUILD="$d" ONLY="$tests" \
+			"$d/src/scripts/check-kernel.sh"
+	else
+		build_fail "$k" "$d/build.log"
+	fi
+}
+
+for k in ${SMOKE_KERNELS-6.12 7.2 6.12-rt}; do
+	case "$k" in
+	6.12) smoke "$k" "$SMOKE_612_TESTS" ;;
+	*) smoke "$k" "$SMOKE_TESTS" ;;
+	esac
+done
 if [ "${DEBUG_SMOKE:-1}" != 0 ]; then
 	d=$BUILD/kdebug
 	copy_tree "$d"

@@ -11,7 +11,7 @@ linux-image-amd64 linux-headers-amd64
 qemu-system-x86
 dash busybox-static fio util-linux fdisk coreutils diffutils findutils
 e2fsprogs xfsprogs btrfs-progs dmsetup
-dkms nfs-kernel-server udev man-db groff-base
+dkms nfs-kernel-server udev man-db groff-base debootstrap
 gnuplot-nox
 linux-source-6.1 bc bison flex libssl-dev libelf-dev dwarves"
 
@@ -44,17 +44,8 @@ done
 BPO=/etc/apt/sources.list.d/aioloop-backports.sources
 if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/
 then
-	uri= key=
-	if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-		uri=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
-		key=$(awk '/^Signed-By:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
-	elif [ -f /etc/apt/sources.list ]; then
-		uri=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list)
-	fi
-	if [ -z "$uri" ]; then
-		echo "deps: no Debian bookworm entry to derive bookworm-backports from" >&2
-		exit 1
-	fi
+	mirror=$("$(dirname "$0")/debian-mirror.sh") || exit 1
+	uri=${mirror%% *} key=${mirror#* }
 	echo "deps: adding bookworm-backports ($uri)"
 	{
 		echo "Types: deb"

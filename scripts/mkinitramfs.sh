@@ -9,22 +9,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC=$PWD
 BUILD=${BUILD:-$SRC/build}
-KVER=$(scripts/kver.sh)
+# KVER, and KMODROOT: where the kernel's modules are on this host ("" for
+# /; the chroot of scripts/chroot-kernels.sh; KERNEL=debug: the tree of
+# scripts/build-debug-kernel.sh, whose drivers are built in)
+kenv=$(scripts/kenv.sh)
+KVER=$(echo "$kenv" | sed -n 's/^KVER=//p')
+KMODROOT=$(echo "$kenv" | sed -n 's/^KMODROOT=//p')
 MODDIR=/lib/modules/$KVER
-# where the kernel's modules are on this host ("" for /; KERNEL=debug: the
-# tree of scripts/build-debug-kernel.sh, whose drivers are built in)
-KMODROOT=
-if [ "${KERNEL:-}" = debug ]; then
-	KMODROOT=$(scripts/build-debug-kernel.sh --env | sed -n 's/^KMODROOT=//p')
-fi
 ROOT=$BUILD/initramfs
 OUT=$BUILD/initramfs.cpio.gz
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # Guest kernel modules (dependencies and softdeps are added).
 MODULES="virtio_pci virtio_blk null_blk brd loop scsi_debug sd_mod
-ext4 xfs btrfs dm-mod dm-flakey dm-delay crc32c_intel crc32c_generic
-nfsd nfsv4"
+ext4 xfs btrfs dm-mod dm-flakey dm-delay nfsd nfsv4"
+# Modules only some kernels have: 7.2 has neither crc32c module (CRC32C
+# is a library there, which ext4 and btrfs pull in themselves).
+OPT_MODULES="crc32c_intel crc32c_generic"
 
 # Userspace binaries, by name; libraries come from ldd.
 BINS="fio losetup blkdiscard blockdev fallocate lsblk blkid wipefs sfdisk
@@ -112,7 +113,8 @@ done
 # kernel modules
 add_mod() {
 	local f=$1 dst
-	dst=$ROOT${f%.xz}
+	dst=$ROOT${f#"$KMODROOT"}
+	dst=${dst%.xz}
 	dst=${dst%.zst}
 	dst=${dst%.gz}
 	[ -e "$dst" ] && return 0
@@ -133,6 +135,12 @@ add_mod_deps() {
 }
 for m in $MODULES; do
 	add_mod_deps "$m"
+done
+for m in $OPT_MODULES; do
+	if modprobe ${KMODROOT:+-d "$KMODROOT"} -S "$KVER" --show-depends "$m" \
+		>/dev/null 2>&1; then
+		add_mod_deps "$m"
+	fi
 done
 mkdir -p "$ROOT$MODDIR"
 for f in modules.order modules.builtin modules.builtin.modinfo; do

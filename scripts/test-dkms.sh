@@ -28,6 +28,13 @@ command -v dkms >/dev/null || skip "dkms not installed (scripts/deps.sh)"
 # DKMS packaging does not depend on the guest kernel: under KERNEL=debug
 # (whose headers are not installed in /lib/modules) it builds for KVER's.
 REL=$(KERNEL= scripts/kver.sh) || fail "no kernel to build for"
+# A kernel of scripts/chroot-kernels.sh (7.2, 6.12-rt): the same test in
+# the chroot, with its dkms and headers
+root=$(KERNEL= scripts/kenv.sh | sed -n 's/^KCHROOT=//p')
+if [ -n "$root" ]; then
+	exec scripts/in-chroot.sh "$root" -C "$SRC" env KVER="$REL" \
+		scripts/test-dkms.sh
+fi
 [ -e "/lib/modules/$REL/build" ] || fail "no headers for $REL"
 
 conf() {

@@ -19,11 +19,10 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-$PWD/build}
-KVER=$(scripts/kver.sh)
-KIMAGE=/boot/vmlinuz-$KVER
+KIMAGE=$(scripts/kenv.sh | sed -n 's/^KIMAGE=//p')
+[ -n "$KIMAGE" ] || exit 1
 if [ "${KERNEL:-}" = debug ]; then
 	# KASAN, lockdep and kmemleak make everything several times slower
-	KIMAGE=$(scripts/build-debug-kernel.sh --env | sed -n 's/^KIMAGE=//p')
 	# (the stacking tests' chains take about 20 minutes each there)
 	VM_TIMEOUT=${VM_TIMEOUT:-10800}
 	TEST_TIMEOUT=${TEST_TIMEOUT:-2400}
