@@ -345,30 +345,6 @@ static void aioloop_punt(struct kaio_req *req)
 	aioloop_queue_blocking(lo, req);
 }
 
-/*
- * A request that memory reclaim waits for (swap-out, above all) is
- * served with reclaim's own access to the memory reserves, PF_MEMALLOC,
- * as swap over NFS serves its socket: the backing file system allocates
- * for each write (iomap's struct iomap_dio, ext4's journal), and those
- * allocations must not wait in direct reclaim that only this write can
- * satisfy. Without it, both CPUs' workers were seen looping in
- * try_to_free_pages() under a memory-starved guest while every free
- * page was waiting for them. If even the reserves are exhausted, the
- * allocation fails and the write ends with an error (swap redirties the
- * page) instead of waiting.
- */
-static unsigned int aioloop_reserves_begin(const struct kaio_req *req)
-{
-	if (req->owner_flags & AIOLOOP_REQ_RECLAIM)
-		return memalloc_noreclaim_save();
-	return current->flags & PF_MEMALLOC;
-}
-
-static void aioloop_reserves_end(unsigned int memalloc)
-{
-	memalloc_noreclaim_restore(memalloc);
-}
-
 static void aioloop_submit_aio(struct aioloop_device *lo,
 			       struct kaio_req *req, unsigned int flags)
 {
@@ -397,7 +373,7 @@ static void aioloop_queue_work(struct work_struct *work)
 	struct llist_node *list;
 	struct kaio_req *req, *next;
 	struct blk_plug plug;
-	unsigned int noio, memalloc;
+	unsigned int noio;
 
 	list = llist_reverse_order(llist_del_all(&q->list));
 	noio = memalloc_noio_save();
@@ -409,9 +385,7 @@ static void aioloop_queue_work(struct work_struct *work)
 			kthread_associate_blkcg(css);
 			cur = css;
 		}
-		memalloc = aioloop_reserves_begin(req);
 		aioloop_submit_aio(q->lo, req, flags);
-		aioloop_reserves_end(memalloc);
 	}
 	blk_finish_plug(&plug);
 	aioloop_stack_note(q->lo);
@@ -549,7 +523,6 @@ static void aioloop_worker_fn(struct work_struct *work)
 	struct kaio_req *req, *next;
 	struct llist_node *list;
 	struct mem_cgroup *old;
-	unsigned int memalloc;
 
 	list = llist_reverse_order(llist_del_all(&w->list));
 	/* No allocation recurses into I/O; dirty pages throttle on the
@@ -560,14 +533,12 @@ static void aioloop_worker_fn(struct work_struct *work)
 		kthread_associate_blkcg(w->css);
 	old = aioloop_memcg_enter(w->css, &mcss);
 	llist_for_each_entry_safe(req, next, list, node) {
-		memalloc = aioloop_reserves_begin(req);
 		if (req->owner_flags & AIOLOOP_REQ_RETRY) {
 			req->owner_flags &= ~AIOLOOP_REQ_RETRY;
 			kaio_resubmit(req);
 		} else {
 			aioloop_serve_blocking(lo, req);
 		}
-		aioloop_reserves_end(memalloc);
 		cond_resched();
 	}
 	aioloop_stack_note(lo);
@@ -1043,12 +1014,9 @@ void aioloop_submit_bio(struct bio *bio)
 	}
 	req->data = bio;
 	req->owner_data = bio_start_io_acct(bio);
-	if (aioloop_from_reclaim(lo))
-		req->owner_flags |= AIOLOOP_REQ_RECLAIM;
 	if (!aioloop_fast_path(lo, bio))
 		aioloop_queue_blocking(lo, req);
-	else if ((req->owner_flags & AIOLOOP_REQ_RECLAIM) ||
-		 !aioloop_may_submit_direct() ||
+	else if (aioloop_from_reclaim(lo) || !aioloop_may_submit_direct() ||
 		 !aioloop_css_is_current(aioloop_bio_css(bio)))
 		aioloop_queue_fast(lo, req, !READ_ONCE(same_cpu));
 	else if (!aioloop_handoff(lo, req))

@@ -48,7 +48,6 @@ enum aioloop_sync_reason {
 #define AIOLOOP_REQ_BUFFERED	(1U << 0)	/* serve through the page cache */
 #define AIOLOOP_REQ_RETRY	(1U << 1)	/* kaio_resubmit() it */
 #define AIOLOOP_REQ_DIRECT	(1U << 2)	/* issued by ->submit_bio() */
-#define AIOLOOP_REQ_RECLAIM	(1U << 3)	/* written out by memory reclaim */
 
 /* Per-CPU I/O counters, summed for sysfs. */
 struct aioloop_stats {

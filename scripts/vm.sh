@@ -113,7 +113,14 @@ boot() {
 		sleep 2
 		t=$((t + 2))
 	done
-	wait $job
+	wait $job || return
+	# a kernel that died before /init (seen under TCG: an int3 oops
+	# while patching kernel text at boot, a KASAN report storm in early
+	# interrupt handling) is booted once more too
+	grep -q 'Run /init as init process' "$CONSOLE" || {
+		echo "vm: the kernel stopped before /init" >&2
+		return 75
+	}
 }
 
 rc=0

@@ -6,8 +6,7 @@
 # (which nothing reclaims), and a tmpfs working set 128 MiB larger than
 # that (320 MiB) is written and read back verified with no memory cgroup
 # around it, so global reclaim (kswapd and direct reclaim in the writer)
-# pushes it out through the device, whose workers serve reclaim's writes
-# with access to the memory reserves. The backing is a written file on
+# pushes it out through the device. The backing is a written file on
 # ext4 (swap-out overwrites: the aio path). No OOM kill, the data
 # verifies, the swap-out bios are counted in reclaim_queued (served by
 # the workers, never from the reclaimer), and the harness's dmesg check
