@@ -35,13 +35,17 @@ flex libelf-dev libssl-dev pahole python3 ca-certificates dkms"
 
 done_file=$DIR/.aioloop-kernels
 
+ready() {
+	[ "$(head -n 1 "$done_file" 2>/dev/null)" = "recipe $RECIPE" ]
+}
+
 case "${1:-}" in
 --dir)
 	echo "$DIR"
 	exit 0
 	;;
 --check)
-	[ "$(cat "$done_file" 2>/dev/null | head -n 1)" = "recipe $RECIPE" ]
+	ready
 	exit
 	;;
 "") ;;
@@ -51,7 +55,7 @@ case "${1:-}" in
 	;;
 esac
 
-if [ "$(cat "$done_file" 2>/dev/null | head -n 1)" = "recipe $RECIPE" ]; then
+if ready; then
 	echo "$DIR"
 	exit 0
 fi

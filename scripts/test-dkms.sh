@@ -27,10 +27,11 @@ skip() {
 command -v dkms >/dev/null || skip "dkms not installed (scripts/deps.sh)"
 # DKMS packaging does not depend on the guest kernel: under KERNEL=debug
 # (whose headers are not installed in /lib/modules) it builds for KVER's.
-REL=$(KERNEL= scripts/kver.sh) || fail "no kernel to build for"
+kenv=$(KERNEL= scripts/kenv.sh) || fail "no kernel to build for"
+REL=$(echo "$kenv" | sed -n 's/^KVER=//p')
 # A kernel of scripts/chroot-kernels.sh (7.2, 6.12-rt): the same test in
 # the chroot, with its dkms and headers
-root=$(KERNEL= scripts/kenv.sh | sed -n 's/^KCHROOT=//p')
+root=$(echo "$kenv" | sed -n 's/^KCHROOT=//p')
 if [ -n "$root" ]; then
 	exec scripts/in-chroot.sh "$root" -C "$SRC" env KVER="$REL" \
 		scripts/test-dkms.sh
