@@ -242,6 +242,31 @@ static blk_status_t aioloop_errno_to_status(long err)
 	}
 }
 
+/*
+ * A bio-based device takes every bio it is given, and reclaim writes
+ * out as fast as it scans: unchecked, hundreds of swap-outs wait in the
+ * workers' queues, each holding a bio of fs_bio_set, whose slab then
+ * grows into the last free memory that the workers' own bios for the
+ * backing writes come from.  A blk-mq device bounds them by its tags.
+ * Here a reclaimer waits while AIOLOOP_RECLAIM_DEPTH of reclaim's bios
+ * are in flight on the device, for AIOLOOP_RECLAIM_WAIT at most, as
+ * reclaim_throttle() waits for writeback: it may hold a lock or journal
+ * handle of the backing file system that those writes need, so it must
+ * not wait for them for good.
+ */
+#define AIOLOOP_RECLAIM_DEPTH	32
+#define AIOLOOP_RECLAIM_WAIT	(HZ / 10)
+
+static void aioloop_reclaim_throttle(struct aioloop_device *lo)
+{
+	if (atomic_read(&lo->reclaim_inflight) < AIOLOOP_RECLAIM_DEPTH)
+		return;
+	this_cpu_inc(lo->stats->reclaim_waits);
+	wait_event_timeout(lo->reclaim_wait,
+			   atomic_read(&lo->reclaim_inflight) <
+			   AIOLOOP_RECLAIM_DEPTH, AIOLOOP_RECLAIM_WAIT);
+}
+
 static inline struct aioloop_device *aioloop_bio_dev(struct bio *bio)
 {
 	return bio->bi_bdev->bd_disk->private_data;
@@ -256,6 +281,9 @@ static void aioloop_finish(struct kaio_req *req, blk_status_t status)
 	if (status)
 		bio->bi_status = status;
 	bio_end_io_acct(bio, req->owner_data);
+	if ((req->owner_flags & AIOLOOP_REQ_RECLAIM) &&
+	    atomic_dec_return(&lo->reclaim_inflight) < AIOLOOP_RECLAIM_DEPTH)
+		wake_up(&lo->reclaim_wait);
 	/* A handed-off request is in flight on its CPU's queue until now. */
 	if (req->owner_ptr)
 		atomic_dec(&((struct aioloop_queue *)req->owner_ptr)->handed);
@@ -943,9 +971,10 @@ static bool aioloop_may_submit_direct(void)
  * to free. The workers are on a WQ_MEM_RECLAIM workqueue, whose rescuer
  * keeps them going when no new worker thread can be created.
  */
-static bool aioloop_from_reclaim(struct aioloop_device *lo)
+static bool aioloop_from_reclaim(struct aioloop_device *lo,
+				 const struct kaio_req *req)
 {
-	if (!(current->flags & PF_MEMALLOC))
+	if (!(req->owner_flags & AIOLOOP_REQ_RECLAIM))
 		return false;
 	this_cpu_inc(lo->stats->reclaim);
 	return true;
@@ -1004,6 +1033,8 @@ void aioloop_submit_bio(struct bio *bio)
 		return;
 	}
 
+	if (current->flags & PF_MEMALLOC)
+		aioloop_reclaim_throttle(lo);
 	/* Waiting for a pooled request would block a REQ_NOWAIT submitter. */
 	req = kaio_alloc(bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO);
 	if (!req) {
@@ -1014,9 +1045,13 @@ void aioloop_submit_bio(struct bio *bio)
 	}
 	req->data = bio;
 	req->owner_data = bio_start_io_acct(bio);
+	if (current->flags & PF_MEMALLOC) {
+		req->owner_flags |= AIOLOOP_REQ_RECLAIM;
+		atomic_inc(&lo->reclaim_inflight);
+	}
 	if (!aioloop_fast_path(lo, bio))
 		aioloop_queue_blocking(lo, req);
-	else if (aioloop_from_reclaim(lo) || !aioloop_may_submit_direct() ||
+	else if (aioloop_from_reclaim(lo, req) || !aioloop_may_submit_direct() ||
 		 !aioloop_css_is_current(aioloop_bio_css(bio)))
 		aioloop_queue_fast(lo, req, !READ_ONCE(same_cpu));
 	else if (!aioloop_handoff(lo, req))
@@ -1039,6 +1074,8 @@ void aioloop_submit_init_dev(struct aioloop_device *lo)
 		atomic_set(&q->handed, 0);
 		q->handoff = false;
 	}
+	atomic_set(&lo->reclaim_inflight, 0);
+	init_waitqueue_head(&lo->reclaim_wait);
 	lo->probe_period = AIOLOOP_PROBE_MIN;
 	lo->next_probe = jiffies;
 	aioloop_worker_init(&lo->worker, lo, NULL);

@@ -219,6 +219,7 @@ AIOLOOP_STAT_ATTR(errors, errors);
 AIOLOOP_STAT_ATTR(dio_retries, dio_retries);
 AIOLOOP_STAT_ATTR(nowait_again, nowait_again);
 AIOLOOP_STAT_ATTR(reclaim_queued, reclaim);
+AIOLOOP_STAT_ATTR(reclaim_waits, reclaim_waits);
 
 static struct attribute *aioloop_aioloop_attrs[] = {
 	&dev_attr_mode.attr,
@@ -237,6 +238,7 @@ static struct attribute *aioloop_aioloop_attrs[] = {
 	&dev_attr_dio_retries.attr,
 	&dev_attr_nowait_again.attr,
 	&dev_attr_reclaim_queued.attr,
+	&dev_attr_reclaim_waits.attr,
 	&dev_attr_stack_max_used.attr,
 	&dev_attr_stack_max_task.attr,
 	NULL,

@@ -48,6 +48,7 @@ enum aioloop_sync_reason {
 #define AIOLOOP_REQ_BUFFERED	(1U << 0)	/* serve through the page cache */
 #define AIOLOOP_REQ_RETRY	(1U << 1)	/* kaio_resubmit() it */
 #define AIOLOOP_REQ_DIRECT	(1U << 2)	/* issued by ->submit_bio() */
+#define AIOLOOP_REQ_RECLAIM	(1U << 3)	/* written out by memory reclaim */
 
 /* Per-CPU I/O counters, summed for sysfs. */
 struct aioloop_stats {
@@ -61,6 +62,7 @@ struct aioloop_stats {
 	u64 dio_retries;	/* -EINVAL from O_DIRECT, served buffered */
 	u64 nowait_again;	/* REQ_NOWAIT bios ended BLK_STS_AGAIN */
 	u64 reclaim;		/* from memory reclaim, sent to the workers */
+	u64 reclaim_waits;	/* reclaimers throttled, AIOLOOP_RECLAIM_DEPTH */
 };
 
 /*
@@ -115,6 +117,8 @@ struct aioloop_device {
 	bool			sysfs_inited;
 
 	struct percpu_ref	inflight;	/* one per bio being served */
+	atomic_t		reclaim_inflight; /* of those, reclaim's */
+	wait_queue_head_t	reclaim_wait;	/* kswapd, for one to end */
 	struct completion	drained;
 	unsigned int		freeze_memflags; /* aioloop_drain() to undrain */
 	struct aioloop_queue __percpu *queues;

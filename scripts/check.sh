@@ -32,10 +32,9 @@ SMOKE_612_TESTS=${SMOKE_612_TESTS:-module_load_unload,integrity_ext4,integrity_x
 # the newer kernels' subset: what the version shims in include/compat.h
 # touch (queue limits and features, freezing, timers, the rotational
 # flag), NOWAIT, the ioctls and tools, and the paths PREEMPT_RT changes
-# (direct submission, completion, the workers, stacking). Not swap: on
-# 6.12-rt, reclaim's writes through the workers can wait for reclaim (see
-# README, "Never from memory reclaim").
-SMOKE_TESTS=${SMOKE_TESTS:-module_load_unload,ioctl_attach_detach,ioctl_errnos,ioctl_compat32,integrity_ext4,integrity_xfs,integrity_blockdev,discard_punches_holes,flush_reaches_backing,nowait_bios_again,direct_submit_switch,handoff_deep_queue,race_detach_under_io,stack_chain_2,tool_attach_detach_list,aiolosetup_matches_losetup,peer_blktests_loop_010,peer_ltp_ioctl_loop05}
+# (direct submission, completion, the workers, stacking), and swap under
+# global reclaim, where PREEMPT_RT's direct reclaimers press hardest
+SMOKE_TESTS=${SMOKE_TESTS:-module_load_unload,ioctl_attach_detach,ioctl_errnos,ioctl_compat32,integrity_ext4,integrity_xfs,integrity_blockdev,discard_punches_holes,flush_reaches_backing,nowait_bios_again,direct_submit_switch,handoff_deep_queue,race_detach_under_io,stack_chain_2,swap_little_memory,tool_attach_detach_list,aiolosetup_matches_losetup,peer_blktests_loop_010,peer_ltp_ioctl_loop05}
 
 # the checkers' subset: the ioctls, the data path, the kaio_req pool
 # under failslab, detach and partition races under lockdep, leaks
