@@ -1020,6 +1020,7 @@ static bool aioloop_fast_path(struct aioloop_device *lo, struct bio *bio)
 void aioloop_submit_bio(struct bio *bio)
 {
 	struct aioloop_device *lo = aioloop_bio_dev(bio);
+	bool reclaim = current->flags & PF_MEMALLOC;
 	struct kaio_req *req;
 
 	if (!percpu_ref_tryget_live(&lo->inflight)) {
@@ -1033,7 +1034,7 @@ void aioloop_submit_bio(struct bio *bio)
 		return;
 	}
 
-	if (current->flags & PF_MEMALLOC)
+	if (reclaim)
 		aioloop_reclaim_throttle(lo);
 	/* Waiting for a pooled request would block a REQ_NOWAIT submitter. */
 	req = kaio_alloc(bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO);
@@ -1045,7 +1046,7 @@ void aioloop_submit_bio(struct bio *bio)
 	}
 	req->data = bio;
 	req->owner_data = bio_start_io_acct(bio);
-	if (current->flags & PF_MEMALLOC) {
+	if (reclaim) {
 		req->owner_flags |= AIOLOOP_REQ_RECLAIM;
 		atomic_inc(&lo->reclaim_inflight);
 	}

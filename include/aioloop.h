@@ -118,7 +118,7 @@ struct aioloop_device {
 
 	struct percpu_ref	inflight;	/* one per bio being served */
 	atomic_t		reclaim_inflight; /* of those, reclaim's */
-	wait_queue_head_t	reclaim_wait;	/* kswapd, for one to end */
+	wait_queue_head_t	reclaim_wait;	/* reclaimers, for one to end */
 	struct completion	drained;
 	unsigned int		freeze_memflags; /* aioloop_drain() to undrain */
 	struct aioloop_queue __percpu *queues;

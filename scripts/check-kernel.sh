@@ -39,7 +39,6 @@ cat "$HOSTRES" "$RESULTS" | tr -d '\r' | awk -v bad="$BAD" -v qrc="$rc" -v conso
 END {
 	while ((getline line < console) > 0) {
 		gsub(/\r/, "", line)
-		all[++nall] = line
 		if (line ~ /^--- [^ ]+$/) {
 			cur = substr(line, 5); nl = 0; out[cur] = ""
 		} else if (cur != "" && index(line, "AIOTEST: " cur " ") == 1) {
@@ -50,8 +49,11 @@ END {
 		if (line ~ /^\[ *[0-9]+\.[0-9]+\]/ && line ~ bad && !(line in badseen)) {
 			badseen[line] = 1
 			badl[++nbad] = line
-			if (!first) first = nall
 		}
+		# the first report whole: a crash ends the log, and CI
+		# keeps only this output
+		if (nbad && nrep < 60)
+			rep[++nrep] = line
 	}
 	for (i = 1; i <= nres; i++) {
 		n = order[i]; st = seen[n]
@@ -79,11 +81,8 @@ END {
 	if (nbad) {
 		print "kernel problems in " console ":"
 		for (i = 1; i <= nbad && i <= 20; i++) print "  " badl[i]
-		# the first report whole: a crash ends the log, and CI
-		# keeps only this output
 		print "the first report, from the console:"
-		for (i = first; i <= nall && i < first + 60; i++)
-			print "  | " all[i]
+		for (i = 1; i <= nrep; i++) print "  | " rep[i]
 		if (!failed) {
 			print "FAIL console (kernel BUG/WARNING outside a failing test)"
 			failed++
