@@ -117,10 +117,7 @@ struct aioloop_device {
 	bool			sysfs_inited;
 
 	struct percpu_ref	inflight;	/* one per bio being served */
-	atomic_t		reclaim_inflight; /* of those, reclaim's */
-	wait_queue_head_t	reclaim_wait;	/* reclaimers, for one to end */
 	struct completion	drained;
-	unsigned int		freeze_memflags; /* aioloop_drain() to undrain */
 	struct aioloop_queue __percpu *queues;
 	unsigned int		probe_period;	/* jiffies between hand-off probes */
 	unsigned long		next_probe;	/* jiffies */
@@ -131,6 +128,11 @@ struct aioloop_device {
 	struct rb_root		workers;	/* other cgroups' */
 	struct list_head	idle_workers;	/* oldest first */
 	struct timer_list	idle_timer;	/* frees idle workers */
+
+	/* Cold: reclaim's throttle, and what a drain keeps for undrain */
+	atomic_t		reclaim_inflight; /* reclaim's bios in @inflight */
+	wait_queue_head_t	reclaim_wait;	/* reclaimers, for one to end */
+	unsigned int		freeze_memflags; /* aioloop_drain() to undrain */
 
 	/* With stack_watch: the deepest stack of a task serving the device */
 	spinlock_t		stack_lock;
