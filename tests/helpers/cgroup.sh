@@ -66,8 +66,11 @@ expect_limited() {
 	log "$1: device $_dev/s, disk $_disk/s ($_got in ${5}ms), limit $6/s"
 	[ "$_dev" -le $(($6 * 12 / 10)) ] ||
 		fail "$1: $_dev/s through the device, limit $6/s"
-	[ "$_got" -ge $(($4 * 9 / 10)) ] ||
+	if [ "$_got" -lt $(($4 * 9 / 10)) ]; then
+		log "$1: io.stat on $CG_DISK: root: $(grep "^$CG_DISK " \
+			$CG/io.stat); test cgroup: $(grep "^$CG_DISK " $CGT/io.stat)"
 		fail "$1: io.stat $2 grew by $_got, expected about $4"
+	fi
 	[ "$_disk" -le $(($6 * 12 / 10)) ] ||
 		fail "$1: disk at $_disk/s, above the limit $6/s by over 20%"
 	[ "$_disk" -ge $(($6 * 8 / 10)) ] ||
