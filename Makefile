@@ -12,7 +12,9 @@
 # it to an installed one. 7.2 and 6.12-rt live in the chroot of
 # scripts/chroot-kernels.sh, and the module is built inside it.
 # KERNEL=debug: the debug kernel of scripts/build-debug-kernel.sh (KASAN,
-# lockdep, kmemleak, fault injection), built once and cached.
+# lockdep, kmemleak, fault injection), built once and cached;
+# KERNEL=debug-rt: its PREEMPT_RT variant (6.12, lockdep with RT's lock
+# nesting checks, atomic-sleep and preemption checks).
 KENV	:= $(shell KVER='$(KVER)' KERNEL='$(KERNEL)' scripts/kenv.sh 2>/dev/null)
 kenv	= $(patsubst $(1)=%,%,$(filter $(1)=%,$(KENV)))
 KREL	:= $(call kenv,KVER)
@@ -45,7 +47,7 @@ debug-kernel: deps
 
 # The dependency script may install the kernel this tree builds against,
 # so the real work runs in a sub-make that detects KVER afresh.
-check: deps $(if $(filter debug,$(KERNEL)),debug-kernel)
+check: deps $(if $(filter debug debug-rt,$(KERNEL)),debug-kernel)
 	@$(MAKE) --no-print-directory all
 	@scripts/check.sh
 

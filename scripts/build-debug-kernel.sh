@@ -12,31 +12,43 @@
 # No debug info (smaller, faster). About 21 CPU-minutes of compiling:
 # 42 minutes on a busy 2-core machine (about 11 estimated when idle).
 #
-# The result is cached outside the tree, in
-# $AIOLOOP_CACHE/debug-kernel-<hash> (default /var/cache/aioloop), <hash>
-# covering the source tarball, the configuration below and the compiler;
-# a second run only prints the directory. The build tree stays there: it
-# is the KDIR the module is built against.
+# KERNEL=debug-rt builds the PREEMPT_RT variant instead, from Debian's
+# linux-source-6.12 (bookworm-backports): the same drivers and fault
+# injection, PREEMPT_RT, and the checkers RT's locking wants: lockdep
+# with raw_spinlock/spinlock nesting (PROVE_RAW_LOCK_NESTING: a sleeping
+# lock taken under a raw one), DEBUG_ATOMIC_SLEEP and DEBUG_PREEMPT;
+# without KASAN and kmemleak, which the 6.1 debug kernel covers.
+#
+# The result is cached outside the tree, in $AIOLOOP_CACHE (default
+# /var/cache/aioloop), as debug-kernel-<hash> (debug-rt-kernel-<hash>),
+# <hash> covering the source tarball, the configuration below and the
+# compiler; a second run only prints the directory. The build tree stays
+# there: it is the KDIR the module is built against.
 #
 #   scripts/build-debug-kernel.sh          build if needed, print the directory
 #   scripts/build-debug-kernel.sh --env    print KVER= KDIR= KIMAGE= KMODROOT=
 #                                          for the harness (fails if not built)
 #   scripts/build-debug-kernel.sh --check  exit 0 if built
 #
-# `make check KERNEL=debug` builds it (if needed) and boots it; the build
-# log and its duration are in the directory (build.log, build-seconds).
+# `make check KERNEL=debug` (KERNEL=debug-rt) builds it (if needed) and
+# boots it; the build log and its duration are in the directory
+# (build.log, build-seconds).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-SRC_TAR=${DEBUG_KERNEL_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+case "${KERNEL:-debug}" in
+debug-rt) flavour=rt series=6.12 ;;
+*) flavour= series=6.1 ;;
+esac
+SRC_TAR=${DEBUG_KERNEL_SOURCE:-/usr/src/linux-source-$series.tar.xz}
 CACHE=${AIOLOOP_CACHE:-/var/cache/aioloop}
 JOBS=${JOBS:-$(nproc)}
 
 # Options on top of x86_64_defconfig. "=n" lines switch off what defconfig
 # builds and the VM does not need.
 fragment() {
+	echo "CONFIG_LOCALVERSION=\"-aioloop-debug${flavour:+-$flavour}\""
 	cat <<'EOF'
-CONFIG_LOCALVERSION="-aioloop-debug"
 # CONFIG_LOCALVERSION_AUTO is not set
 CONFIG_DEBUG_INFO_NONE=y
 # CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT is not set
@@ -89,14 +101,22 @@ CONFIG_NFS_FS=y
 CONFIG_NFS_V4=y
 CONFIG_NFSD=y
 CONFIG_NFSD_V4=y
+EOF
+	[ -n "$flavour" ] || cat <<'EOF'
 CONFIG_KASAN=y
 CONFIG_KASAN_GENERIC=y
+EOF
+	cat <<'EOF'
 CONFIG_PROVE_LOCKING=y
 CONFIG_DEBUG_ATOMIC_SLEEP=y
+EOF
+	[ -n "$flavour" ] || cat <<'EOF'
 CONFIG_DEBUG_KMEMLEAK=y
 CONFIG_DEBUG_KMEMLEAK_MEM_POOL_SIZE=16000
 # CONFIG_DEBUG_KMEMLEAK_DEFAULT_OFF is not set
 # CONFIG_DEBUG_KMEMLEAK_AUTO_SCAN is not set
+EOF
+	cat <<'EOF'
 CONFIG_FAULT_INJECTION=y
 CONFIG_FAULT_INJECTION_DEBUG_FS=y
 CONFIG_FAIL_MAKE_REQUEST=y
@@ -120,6 +140,12 @@ CONFIG_SOFTLOCKUP_DETECTOR=y
 # CONFIG_HIBERNATION is not set
 # CONFIG_SUSPEND is not set
 EOF
+	[ "$flavour" != rt ] || cat <<'EOF'
+CONFIG_EXPERT=y
+CONFIG_PREEMPT_RT=y
+CONFIG_PROVE_RAW_LOCK_NESTING=y
+CONFIG_DEBUG_PREEMPT=y
+EOF
 }
 
 # What must be =y after olddefconfig (dependencies can silently drop
@@ -130,6 +156,9 @@ BLK_DEV_DM DM_FLAKEY DM_DELAY BLK_DEV_NULL_BLK BLK_DEV_RAM BLK_DEV_LOOP
 SCSI_DEBUG NFS_V4 NFSD MODULE_UNLOAD DEVTMPFS BLK_DEV_INITRD
 SERIAL_8250_CONSOLE MEMCG BLK_CGROUP BLK_DEV_THROTTLING CGROUP_WRITEBACK SWAP
 HUGETLBFS"
+# RT: its own checkers in place of KASAN and kmemleak
+[ "$flavour" != rt ] ||
+	MUST=$(echo "$MUST" | sed 's/^KASAN/PREEMPT_RT PROVE_RAW_LOCK_NESTING DEBUG_PREEMPT/; s/ DEBUG_KMEMLEAK//')
 
 # bump when the build steps change in a way that changes the result
 RECIPE=1
@@ -140,7 +169,7 @@ hash=$({
 	echo "$MUST"
 	${CC:-gcc} --version | head -1
 } | sha256sum | cut -c1-12)
-OUT=$CACHE/debug-kernel-$hash
+OUT=$CACHE/debug${flavour:+-$flavour}-kernel-$hash
 
 built() {
 	[ -f "$OUT/done" ] && [ -f "$OUT/bzImage" ]
@@ -176,7 +205,7 @@ if built; then
 fi
 
 [ -f "$SRC_TAR" ] || {
-	echo "build-debug-kernel: $SRC_TAR missing (apt-get install linux-source-6.1)" >&2
+	echo "build-debug-kernel: $SRC_TAR missing (apt-get install linux-source-$series${flavour:+, from bookworm-backports})" >&2
 	exit 1
 }
 for t in bc bison flex; do

@@ -84,7 +84,8 @@ build_fail() {
 }
 
 # With ONLY, the smoke and debug parts run only if SMOKE_KERNELS or
-# DEBUG_SMOKE=1 asks for them; KERNEL=debug checks the debug kernel only.
+# DEBUG_SMOKE=1 asks for them; KERNEL=debug (debug-rt) checks the debug
+# kernel (its PREEMPT_RT variant) only.
 if [ -n "${ONLY:-}" ]; then
 	SMOKE_KERNELS=${SMOKE_KERNELS:-}
 	DEBUG_SMOKE=${DEBUG_SMOKE:-0}

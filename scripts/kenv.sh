@@ -11,11 +11,13 @@
 set -eu
 
 here=$(dirname "$0")
-if [ "${KERNEL:-}" = debug ]; then
+case "${KERNEL:-}" in
+debug | debug-rt)
 	"$here/build-debug-kernel.sh" --env
 	echo "KCHROOT="
 	exit 0
-fi
+	;;
+esac
 rel=$("$here/kver.sh")
 root=
 if [ ! -e "/lib/modules/$rel/build" ]; then

@@ -11,11 +11,14 @@
 #   KVER=<release>    exactly that release (e.g. 6.1.0-57-amd64)
 # A release counts as installed when it has both headers and an image.
 #   KERNEL=debug      the debug kernel of scripts/build-debug-kernel.sh
-if [ "${KERNEL:-}" = debug ]; then
+#   KERNEL=debug-rt   its PREEMPT_RT variant
+case "${KERNEL:-}" in
+debug | debug-rt)
 	env=$("$(dirname "$0")/build-debug-kernel.sh" --env) || exit 1
 	echo "$env" | sed -n 's/^KVER=//p'
 	exit 0
-fi
+	;;
+esac
 CHROOT=$("$(dirname "$0")/chroot-kernels.sh" --dir)
 series=${KVER:-6.1}
 for root in "" "$CHROOT"; do

@@ -14,14 +14,16 @@
 #   VM_APPEND="..."          extra kernel parameters
 #   SMP=n MEM=size           vCPUs and memory (default 2 and 3G)
 #   KERNEL=debug             boot the debug kernel (scripts/build-debug-kernel.sh;
-#                            longer default timeouts: 10800, 2400 and 900)
+#                            longer default timeouts: 10800, 2400 and 900);
+#                            KERNEL=debug-rt its PREEMPT_RT variant
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-$PWD/build}
 KIMAGE=$(scripts/kenv.sh | sed -n 's/^KIMAGE=//p')
 [ -n "$KIMAGE" ] || exit 1
-if [ "${KERNEL:-}" = debug ]; then
+case "${KERNEL:-}" in
+debug | debug-rt)
 	# KASAN, lockdep and kmemleak make everything several times slower
 	# (the stacking tests' chains take about 20 minutes each there)
 	VM_TIMEOUT=${VM_TIMEOUT:-10800}
@@ -34,8 +36,10 @@ if [ "${KERNEL:-}" = debug ]; then
 	# in: one 1 GiB RAM disk, as tests/helpers/chain.sh loads it; so is
 	# scsi_debug: one 16 MiB disk of 4096-byte sectors, as
 	# tests/cases/peer_blktests_loop_004.sh loads it.
-	VM_APPEND="kasan_multi_shot acpi=noirq slub_debug=A,kaio_req brd.rd_nr=1 brd.rd_size=1048576 scsi_debug.sector_size=4096 scsi_debug.dev_size_mb=16 ${VM_APPEND:-}"
-fi
+	VM_APPEND="acpi=noirq slub_debug=A,kaio_req brd.rd_nr=1 brd.rd_size=1048576 scsi_debug.sector_size=4096 scsi_debug.dev_size_mb=16 ${VM_APPEND:-}"
+	[ "$KERNEL" = debug-rt ] || VM_APPEND="kasan_multi_shot $VM_APPEND"
+	;;
+esac
 AIOTEST=${AIOTEST:-shell}
 TAG=${TAG:-$AIOTEST}
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
